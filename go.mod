@@ -1,0 +1,3 @@
+module github.com/coroner-dev/coroner
+
+go 1.26

@@ -1,0 +1,233 @@
+// Package facts is the one model that parsers fill and rules read.
+//
+// Every fact cites where it came from with a Source (file in the bundle and
+// line). Parsers know nothing of rules; rules know nothing of files. The
+// container, Facts, is built per source by a parser and merged in a fixed
+// order, so the same bundle always yields the same facts.
+package facts
+
+import (
+	"fmt"
+	"time"
+)
+
+// Source is the evidence location of a fact: the path of a file inside the
+// bundle and a 1-based line number. Line 0 means the file as a whole.
+type Source struct {
+	File string `json:"file"`
+	Line int    `json:"line"`
+}
+
+// String renders file:line, or the file alone when the line is unknown.
+func (s Source) String() string {
+	if s.Line <= 0 {
+		return s.File
+	}
+	return fmt.Sprintf("%s:%d", s.File, s.Line)
+}
+
+// At returns the same file at another line.
+func (s Source) At(line int) Source { return Source{File: s.File, Line: line} }
+
+// Kind names an evidence kind (DESIGN §3). The string values are a contract:
+// they appear in the JSON report.
+type Kind string
+
+// The evidence kinds of DESIGN §3, plus df and capture-time, which the
+// README lists as this project's additions.
+const (
+	KindSGLangLog      Kind = "sglang-log"
+	KindVLLMLog        Kind = "vllm-log"
+	KindServerLog      Kind = "server-log"
+	KindPS             Kind = "ps"
+	KindTop            Kind = "top"
+	KindNvidiaSMIQ     Kind = "nvidia-smi-q"
+	KindNvidiaSMIXML   Kind = "nvidia-smi-xml"
+	KindNvidiaSMICSV   Kind = "nvidia-smi-csv"
+	KindNvidiaSMITable Kind = "nvidia-smi-table"
+	KindNvidiaSMIDmon  Kind = "nvidia-smi-dmon"
+	KindNvidiaSMIPmon  Kind = "nvidia-smi-pmon"
+	KindNvidiaSMITopo  Kind = "nvidia-smi-topo"
+	KindNvidiaSMIList  Kind = "nvidia-smi-list"
+	KindKernelLog      Kind = "kernel-log"
+	KindMeminfo        Kind = "meminfo"
+	KindFree           Kind = "free"
+	KindDF             Kind = "df"
+	KindCollectEnv     Kind = "collect-env"
+	KindCheckEnv       Kind = "check-env"
+	KindEnv            Kind = "env"
+	KindCmdline        Kind = "cmdline"
+	KindProbe          Kind = "probe"
+	KindPySpy          Kind = "py-spy"
+	KindManifest       Kind = "manifest"
+	KindCaptureTime    Kind = "capture-time"
+	KindUnknown        Kind = "unknown"
+)
+
+// AllKinds lists every kind, in the order of DESIGN §3.
+var AllKinds = []Kind{
+	KindSGLangLog, KindVLLMLog, KindServerLog, KindPS, KindTop,
+	KindNvidiaSMIQ, KindNvidiaSMIXML, KindNvidiaSMICSV, KindNvidiaSMITable,
+	KindNvidiaSMIDmon, KindNvidiaSMIPmon, KindNvidiaSMITopo, KindNvidiaSMIList,
+	KindKernelLog, KindMeminfo, KindFree, KindDF, KindCollectEnv, KindCheckEnv,
+	KindEnv, KindCmdline, KindProbe, KindPySpy, KindManifest, KindCaptureTime,
+	KindUnknown,
+}
+
+// IsLog reports whether the kind is a server log.
+func (k Kind) IsLog() bool {
+	return k == KindSGLangLog || k == KindVLLMLog || k == KindServerLog
+}
+
+// IssueKind classifies a parse issue. The values appear in the JSON report.
+type IssueKind string
+
+// Parse issue kinds.
+const (
+	IssueLineTooLong    IssueKind = "line-too-long"
+	IssueBinary         IssueKind = "binary"
+	IssueNUL            IssueKind = "nul-bytes"
+	IssueInvalidUTF8    IssueKind = "invalid-utf8"
+	IssueTruncated      IssueKind = "truncated"
+	IssueCorrupt        IssueKind = "corrupt"
+	IssueUnsafePath     IssueKind = "unsafe-path"
+	IssueLink           IssueKind = "link"
+	IssueBomb           IssueKind = "decompression-bomb"
+	IssueSizeLimit      IssueKind = "size-limit"
+	IssueEntryLimit     IssueKind = "entry-limit"
+	IssueNested         IssueKind = "nested-archive"
+	IssueUnrecognized   IssueKind = "unrecognized"
+	IssueMalformed      IssueKind = "malformed"
+	IssueClockJump      IssueKind = "clock-jump"
+	IssueIncomplete     IssueKind = "incomplete"
+	IssueUnreadable     IssueKind = "unreadable"
+	IssueDuplicateEntry IssueKind = "duplicate-entry"
+)
+
+// Issue is a parse issue: something in the input that could not be read as
+// intended. Issues never stop the analysis of the rest of the bundle.
+type Issue struct {
+	Src    Source    `json:"-"`
+	Kind   IssueKind `json:"kind"`
+	Detail string    `json:"detail"`
+}
+
+// Error renders the issue as "file:line: kind: detail", the way a compiler
+// would, so that it can be printed to stderr as is.
+func (i Issue) Error() string {
+	return fmt.Sprintf("%s: %s: %s", i.Src, i.Kind, i.Detail)
+}
+
+// SourceInfo describes one file of the bundle: where it is, what it holds and
+// how well it could be read.
+type SourceInfo struct {
+	Path  string `json:"path"`
+	Kind  Kind   `json:"kind"`
+	Bytes int64  `json:"bytes"`
+	Lines int    `json:"lines"`
+	// Container says how the file was reached, e.g. "tar.zst > gzip".
+	Container string `json:"container,omitempty"`
+	// CapturedAt is when the file was captured, if any evidence says so.
+	CapturedAt time.Time `json:"captured_at,omitzero"`
+	// CapturedAtFrom names that evidence (a manifest, a captured_at.txt).
+	CapturedAtFrom string  `json:"captured_at_from,omitempty"`
+	Issues         []Issue `json:"issues,omitempty"`
+}
+
+// Clock says what a source's timestamps lack. Times that lack a zone are
+// stored as wall-clock readings in UTC and shifted once the bundle's zone is
+// known; times that lack a year are stored in year BaseYear(+n after a
+// rollover) and moved once the year is known.
+type Clock struct {
+	NoZone bool
+	NoYear bool
+	// Latest is the latest timestamp the source holds, before normalization.
+	Latest time.Time
+}
+
+// BaseYear is the placeholder year of timestamps that carry none. It is a
+// leap year so that Feb 29 survives until the real year is known.
+const BaseYear = 2000
+
+// Facts holds everything parsed from a bundle, or from one source of it.
+type Facts struct {
+	Sources []*SourceInfo
+	// Clocks holds, per source path, what its timestamps lack.
+	Clocks map[string]Clock
+
+	Logs     []*Log
+	Settings []*Setting
+	Procs    []*ProcSnapshot
+	GPUs     []*GPUSnapshot
+	Topo     []*Topology
+	GPUList  []*GPUListEntry
+	Kernel   []*KernelEvent
+	Memory   []*MemSnapshot
+	Disks    []*DiskUsage
+	Env      []*EnvVar
+	Envs     []*EnvReport
+	Cmds     []*Cmdline
+	Probes   []*Probe
+	Stacks   []*PyStack
+	Runs     []*Artifact // the collector's manifest records
+	Capture  []*CaptureStamp
+
+	// Assumptions made while reading the bundle (time zone, year...).
+	Assumptions []string
+}
+
+// AddIssue records a parse issue on the source it names.
+func (f *Facts) AddIssue(src Source, kind IssueKind, format string, args ...any) {
+	is := Issue{Src: src, Kind: kind, Detail: fmt.Sprintf(format, args...)}
+	for _, s := range f.Sources {
+		if s.Path == src.File {
+			s.Issues = append(s.Issues, is)
+			return
+		}
+	}
+	f.Sources = append(f.Sources, &SourceInfo{Path: src.File, Kind: KindUnknown, Issues: []Issue{is}})
+}
+
+// Source returns the info of the source at path, or nil.
+func (f *Facts) Source(path string) *SourceInfo {
+	for _, s := range f.Sources {
+		if s.Path == path {
+			return s
+		}
+	}
+	return nil
+}
+
+// Issues returns every parse issue of every source, in source order.
+func (f *Facts) Issues() []Issue {
+	var out []Issue
+	for _, s := range f.Sources {
+		out = append(out, s.Issues...)
+	}
+	return out
+}
+
+// SourcesOf returns the sources of the given kinds, in bundle order.
+func (f *Facts) SourcesOf(kinds ...Kind) []*SourceInfo {
+	var out []*SourceInfo
+	for _, s := range f.Sources {
+		for _, k := range kinds {
+			if s.Kind == k {
+				out = append(out, s)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// CaptureStamp is an explicit capture time found in the bundle: a
+// captured_at.txt, a `date` output, a manifest record. It applies to the
+// files of its directory (Scope) unless a file-specific stamp exists.
+type CaptureStamp struct {
+	Src   Source
+	At    time.Time
+	Scope string // a directory in the bundle ("" for the root)
+	// Zoned is true when the stamp states its zone (RFC 3339 with Z or offset).
+	Zoned bool
+}

@@ -1,0 +1,128 @@
+package facts
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Val is a number that may be absent: nvidia-smi prints N/A, [Not Supported]
+// and ERR! where a value is unknown, and a rule must tell 0 from unknown.
+type Val struct {
+	V  float64
+	OK bool
+}
+
+// V returns a present value.
+func V(x float64) Val { return Val{V: x, OK: true} }
+
+// MarshalJSON renders an absent value as null.
+func (v Val) MarshalJSON() ([]byte, error) {
+	if !v.OK {
+		return []byte("null"), nil
+	}
+	return json.Marshal(v.V)
+}
+
+// GPUSnapshot is one nvidia-smi capture (-q, -q -x, a CSV query, the table,
+// one dmon/pmon sample).
+type GPUSnapshot struct {
+	Src    Source    `json:"src"`
+	At     time.Time `json:"at,omitzero"`
+	AtFrom string    `json:"at_from,omitempty"`
+	Format Kind      `json:"format"`
+	Driver string    `json:"driver,omitempty"`
+	CUDA   string    `json:"cuda,omitempty"`
+	GPUs   []*GPU    `json:"gpus"`
+	// Procs are the compute processes (Processes block, --query-compute-apps, pmon).
+	Procs []*GPUProcess `json:"procs,omitempty"`
+	// Incomplete is set when the dump stopped in the middle (a hung nvidia-smi).
+	Incomplete bool `json:"incomplete,omitempty"`
+}
+
+// GPU is one GPU in one snapshot.
+type GPU struct {
+	Src   Source `json:"src"`
+	Index int    `json:"index"`            // -1 when the format gives none
+	BusID string `json:"bus_id,omitempty"` // normalized domain:bus:device.fn, lower case, 8-digit domain
+	UUID  string `json:"uuid,omitempty"`
+	Name  string `json:"name,omitempty"`
+	// Arch is the architecture name (Hopper, Blackwell ...); CC the compute
+	// capability "9.0". CCFrom is "dump" when printed, "name" when derived from
+	// the product name with the GPU table.
+	Arch   string `json:"arch,omitempty"`
+	CC     string `json:"cc,omitempty"`
+	CCFrom string `json:"cc_from,omitempty"`
+
+	MemTotalMiB Val    `json:"mem_total_mib"`
+	MemUsedMiB  Val    `json:"mem_used_mib"`
+	UtilGPU     Val    `json:"util_gpu"` // percent
+	UtilMem     Val    `json:"util_mem"`
+	TempC       Val    `json:"temp_c"`
+	PowerW      Val    `json:"power_w"`
+	PowerLimitW Val    `json:"power_limit_w"`
+	SMClockMHz  Val    `json:"sm_clock_mhz"`
+	MemClockMHz Val    `json:"mem_clock_mhz"`
+	PState      string `json:"pstate,omitempty"`
+	// ClockReasons are the active clock event (throttle) reasons, by name.
+	ClockReasons []string `json:"clock_reasons,omitempty"`
+
+	ECCVolatileUncorr   Val  `json:"ecc_volatile_uncorrected"`
+	ECCAggregateUncorr  Val  `json:"ecc_aggregate_uncorrected"`
+	RetiredPagesPending bool `json:"retired_pages_pending,omitempty"`
+	RemapFailure        bool `json:"remap_failure,omitempty"`
+	RemapPending        bool `json:"remap_pending,omitempty"`
+	ResetRequired       bool `json:"reset_required,omitempty"`
+	DrainRecommended    bool `json:"drain_recommended,omitempty"`
+
+	PCIeGenCur   Val `json:"pcie_gen_cur"`
+	PCIeGenMax   Val `json:"pcie_gen_max"`
+	PCIeWidthCur Val `json:"pcie_width_cur"`
+	PCIeWidthMax Val `json:"pcie_width_max"`
+
+	MIG     bool   `json:"mig,omitempty"`
+	Persist string `json:"persistence,omitempty"`
+}
+
+// GPUProcess is a process holding a GPU.
+type GPUProcess struct {
+	Src    Source `json:"src"`
+	GPU    int    `json:"gpu"` // index, -1 unknown
+	BusID  string `json:"bus_id,omitempty"`
+	UUID   string `json:"uuid,omitempty"`
+	PID    int    `json:"pid"`
+	Type   string `json:"type,omitempty"` // C, G, C+G
+	Name   string `json:"name"`
+	MemMiB Val    `json:"mem_mib"`
+	SMUtil Val    `json:"sm_util"`
+}
+
+// Topology is `nvidia-smi topo -m`.
+type Topology struct {
+	Src Source `json:"src"`
+	// GPUs are the GPU labels in header order ("GPU0" ...).
+	GPUs []string `json:"gpus"`
+	// Links[i][j] is the link between GPU i and j: X, NV#, PIX, PXB, PHB, NODE, SYS.
+	Links [][]string `json:"links"`
+	// NICs are the NIC labels, if any.
+	NICs []string `json:"nics,omitempty"`
+}
+
+// NVLinked reports whether any pair of distinct GPUs is connected by NVLink.
+func (t *Topology) NVLinked() bool {
+	for i, row := range t.Links {
+		for j, l := range row {
+			if i != j && len(l) >= 2 && l[:2] == "NV" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// GPUListEntry is one line of `nvidia-smi -L`.
+type GPUListEntry struct {
+	Src   Source `json:"src"`
+	Index int    `json:"index"`
+	Name  string `json:"name"`
+	UUID  string `json:"uuid"`
+}

@@ -1,0 +1,326 @@
+package facts
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Engine names the inference engine that wrote a log.
+type Engine string
+
+// Engines.
+const (
+	EngineSGLang  Engine = "sglang"
+	EngineVLLM    Engine = "vllm"
+	EngineUnknown Engine = ""
+)
+
+// Level is a log level. SGLang prints none, so its parser infers one from the
+// message ("Traceback", "Error", "Exception" ...).
+type Level string
+
+// Levels, lowest first.
+const (
+	LevelNone     Level = ""
+	LevelDebug    Level = "DEBUG"
+	LevelInfo     Level = "INFO"
+	LevelWarning  Level = "WARNING"
+	LevelError    Level = "ERROR"
+	LevelCritical Level = "CRITICAL"
+)
+
+// Severe reports whether the level is ERROR or worse.
+func (l Level) Severe() bool { return l == LevelError || l == LevelCritical }
+
+// Rank is a process's place in the parallel layout. A field is -1 when the
+// log or title does not carry it.
+type Rank struct {
+	DP, PP, CP, MoeDP, TP, EP int
+}
+
+// NoRank is a rank with every field absent.
+var NoRank = Rank{-1, -1, -1, -1, -1, -1}
+
+// IsZero reports whether no field is set.
+func (r Rank) IsZero() bool { return r == NoRank || r == Rank{} }
+
+// String renders the rank as SGLang tags it: "DP0 TP3 EP3".
+func (r Rank) String() string {
+	var b []string
+	add := func(name string, v int) {
+		if v >= 0 {
+			b = append(b, fmt.Sprintf("%s%d", name, v))
+		}
+	}
+	add("DP", r.DP)
+	add("PP", r.PP)
+	add("ATTN_CP", r.CP)
+	add("MOE_DP", r.MoeDP)
+	add("TP", r.TP)
+	add("EP", r.EP)
+	return strings.Join(b, " ")
+}
+
+// Proc identifies the process that wrote a log line.
+type Proc struct {
+	// Name is the process's display name: the SGLang rank tag ("TP0",
+	// "DP1 TP3"), the vLLM process tag without pid ("EngineCore_DP0",
+	// "Worker_TP3", "APIServer"), or "" for untagged lines (the main process
+	// of SGLang, every line of an untagged vLLM log).
+	Name string `json:"name"`
+	PID  int    `json:"pid,omitempty"`
+	Rank Rank   `json:"-"`
+	// Host is set by wrappers that say where the process ran (Ray ip=, NCCL host).
+	Host string `json:"host,omitempty"`
+}
+
+// Key is the stable identity of the process within one log.
+func (p Proc) Key() string {
+	if p.Name == "" {
+		return "main"
+	}
+	return p.Name
+}
+
+// EventType is the recognized meaning of a log line. The generic EventLine
+// covers every line that matched nothing, so rules can count lines and
+// measure silences.
+type EventType string
+
+// Event types. The timeline maps them to phases; rules read their Fields.
+// Field keys are snake_case; numbers are float64, flags bool, the rest string.
+const (
+	EventLine EventType = "line" // unrecognized, kept for counting and silences
+
+	// configuration and environment
+	EventServerArgs       EventType = "server-args"       // Fields: every ServerArgs key
+	EventNonDefaultArgs   EventType = "non-default-args"  // vLLM: Fields: every arg
+	EventVersion          EventType = "version"           // Fields: engine, version
+	EventAttentionBackend EventType = "attention-backend" // Fields: backend
+	EventConfigWarning    EventType = "config-warning"
+
+	// startup milestones
+	EventEngineInit       EventType = "engine-init"
+	EventDistInitBegin    EventType = "dist-init-begin"
+	EventDistInitEnd      EventType = "dist-init-end" // Fields: elapsed_s, mem_usage_gb
+	EventNCCLVersion      EventType = "nccl-version"  // Fields: version
+	EventLoadBegin        EventType = "load-begin"    // Fields: avail_mem_gb
+	EventWeightsFormat    EventType = "weights-format"
+	EventLoadProgress     EventType = "load-progress" // a weight-loading bar's last state
+	EventLoadEnd          EventType = "load-end"      // Fields: elapsed_s, avail_mem_gb, mem_usage_gb, type, quant
+	EventMemoryProfile    EventType = "memory-profile"
+	EventKVCacheAlloc     EventType = "kv-cache-alloc" // Fields: tokens, k_size_gb, v_size_gb, kv_size_gb
+	EventKVCacheSize      EventType = "kv-cache-size"  // vLLM GPU KV cache size: Fields: tokens
+	EventAvailableKV      EventType = "available-kv"   // vLLM Available KV cache memory: Fields: gib
+	EventMaxConcurrency   EventType = "max-concurrency"
+	EventMemPoolEnd       EventType = "mem-pool-end"
+	EventMaxTotalTokens   EventType = "max-total-tokens"
+	EventTorchCompile     EventType = "torch-compile" // Fields: elapsed_s where printed
+	EventTorchCompileEnd  EventType = "torch-compile-end"
+	EventJITBegin         EventType = "jit-begin" // flashinfer / DeepGEMM / torch extension: Fields: what
+	EventJITEnd           EventType = "jit-end"
+	EventJITFailed        EventType = "jit-failed"
+	EventGraphBegin       EventType = "graph-capture-begin" // Fields: graph (cuda graph, piecewise, draft), avail_mem_gb
+	EventGraphProgress    EventType = "graph-capture-progress"
+	EventGraphEnd         EventType = "graph-capture-end" // Fields: elapsed_s, mem_usage_gb
+	EventGraphFailed      EventType = "graph-capture-failed"
+	EventInitEngineDone   EventType = "init-engine-done" // vLLM init engine (profile, create kv cache, warmup) took
+	EventWarmup           EventType = "warmup"
+	EventHTTPStart        EventType = "http-start" // uvicorn started / API server starting
+	EventReady            EventType = "ready"      // fired up / Application startup complete
+	EventRequest          EventType = "request"    // access log line: Fields: method, path, status
+	EventStatDecode       EventType = "stat-decode"
+	EventStatPrefill      EventType = "stat-prefill"
+	EventStatThroughput   EventType = "stat-throughput" // vLLM Avg prompt/generation throughput
+	EventStatSpecDecode   EventType = "stat-spec-decode"
+	EventRetract          EventType = "retract"
+	EventPreemption       EventType = "preemption"
+	EventShutdown         EventType = "shutdown" // SIGTERM, graceful exit, shutting down
+	EventNCCLInfo         EventType = "nccl-info"
+	EventNCCLWarn         EventType = "nccl-warn"
+	EventGloo             EventType = "gloo"
+	EventPythonWarning    EventType = "python-warning"
+	EventTorchLog         EventType = "torch-log" // glog-style W0911 ... lines
+	EventCollectiveTimout EventType = "collective-timeout"
+	EventWatchdogTimeout  EventType = "watchdog-timeout" // SGLang scheduler watchdog
+	EventSHMWait          EventType = "shm-broadcast-wait"
+	EventRPCTimeout       EventType = "rpc-timeout"
+
+	// failures
+	EventTraceback        EventType = "traceback" // Traceback holds the details
+	EventError            EventType = "error"     // an error-level line of no more specific type
+	EventOOM              EventType = "oom"       // CUDA out of memory: Fields: tried_gib, total_gib, free_gib, in_use_gib
+	EventSchedulerCrash   EventType = "scheduler-exception"
+	EventChildFailed      EventType = "child-failed"
+	EventEngineInitFailed EventType = "engine-init-failed"
+	EventWorkerDied       EventType = "worker-died"
+	EventEngineDead       EventType = "engine-dead"
+	EventSigquit          EventType = "sigquit"
+	EventKilled           EventType = "killed" // exit by signal printed by a wrapper
+)
+
+// LogEvent is one record of a server log: a line, or several lines grouped
+// (a traceback, a multi-line record).
+type LogEvent struct {
+	Src Source `json:"src"`
+	// EndLine is the last line of a grouped record (0 for single lines).
+	EndLine int `json:"end_line,omitempty"`
+	// Time is the record's stamp; zero when the line has none. Inherited
+	// reports that the time was taken from the closest earlier stamped line.
+	Time      time.Time `json:"time,omitzero"`
+	Inherited bool      `json:"inherited,omitempty"`
+	Proc      Proc      `json:"proc"`
+	Level     Level     `json:"level,omitempty"`
+	Type      EventType `json:"type"`
+	// Msg is the message without prefixes, cut to MaxMsg bytes.
+	Msg    string         `json:"msg"`
+	Fields map[string]any `json:"fields,omitempty"`
+	// Traceback is set for EventTraceback.
+	Traceback *Traceback `json:"traceback,omitempty"`
+}
+
+// MaxMsg bounds the message kept per event; the line stays in the file.
+const MaxMsg = 4096
+
+// Num returns a numeric field.
+func (e *LogEvent) Num(key string) (float64, bool) {
+	v, ok := e.Fields[key].(float64)
+	return v, ok
+}
+
+// Str returns a string field ("" when absent).
+func (e *LogEvent) Str(key string) string {
+	switch v := e.Fields[key].(type) {
+	case string:
+		return v
+	case float64:
+		return fmt.Sprint(v)
+	case bool:
+		return fmt.Sprint(v)
+	}
+	return ""
+}
+
+// Bool returns a boolean field.
+func (e *LogEvent) Bool(key string) (bool, bool) {
+	v, ok := e.Fields[key].(bool)
+	return v, ok
+}
+
+// Traceback is a Python traceback grouped into one event.
+type Traceback struct {
+	// ExcType is the exception class as printed ("torch.OutOfMemoryError").
+	ExcType string `json:"exc_type"`
+	ExcMsg  string `json:"exc_msg"`
+	// Frames are the last frames (innermost last), at most MaxFrames.
+	Frames []Frame `json:"frames,omitempty"`
+	// Chained counts earlier tracebacks of the same chain ("During handling
+	// of the above exception ...", "The above exception was the direct cause").
+	Chained int `json:"chained,omitempty"`
+}
+
+// MaxFrames bounds the frames kept per traceback.
+const MaxFrames = 8
+
+// Frame is one `File "...", line N, in func` entry.
+type Frame struct {
+	File string `json:"file"`
+	Line int    `json:"line"`
+	Func string `json:"func"`
+}
+
+// ProgressBar is the last state of one tqdm bar.
+type ProgressBar struct {
+	Src  Source    `json:"src"`
+	Time time.Time `json:"time,omitzero"`
+	Proc Proc      `json:"proc"`
+	// Desc is the bar's description with per-step detail removed
+	// ("Capturing batches", "Loading safetensors checkpoint shards").
+	Desc string `json:"desc"`
+	// Detail is the last per-step detail ("bs=1 avail_mem=23.56 GB").
+	Detail  string  `json:"detail,omitempty"`
+	N       int     `json:"n"`
+	Total   int     `json:"total"`
+	Elapsed float64 `json:"elapsed_s"`
+	// Updates counts the states seen.
+	Updates int `json:"updates"`
+	// FirstSrc is where the bar first appeared.
+	FirstSrc Source `json:"first_src"`
+}
+
+// Done reports whether the bar reached its total.
+func (b *ProgressBar) Done() bool { return b.Total > 0 && b.N >= b.Total }
+
+// ProcLog summarizes what one process wrote to one log.
+type ProcLog struct {
+	Proc  Proc `json:"proc"`
+	Lines int  `json:"lines"`
+	// First and Last are the first and last stamped lines of the process.
+	FirstTime time.Time `json:"first_time,omitzero"`
+	LastTime  time.Time `json:"last_time,omitzero"`
+	FirstSrc  Source    `json:"first_src"`
+	LastSrc   Source    `json:"last_src"`
+	// LastMsg is the last message it wrote, cut to MaxMsg.
+	LastMsg string `json:"last_msg"`
+}
+
+// Log is everything parsed from one server log.
+type Log struct {
+	Path    string `json:"path"`
+	Engine  Engine `json:"engine"`
+	Version string `json:"version,omitempty"`
+	Lines   int    `json:"lines"`
+	// FirstTime and LastTime bound the stamped lines.
+	FirstTime time.Time `json:"first_time,omitzero"`
+	LastTime  time.Time `json:"last_time,omitzero"`
+	// LastSrc is the last non-empty line of the file.
+	LastSrc Source `json:"last_src"`
+	// Events are the recognized records (every type but EventLine and the
+	// stat lines, which go to Series), at most MaxEvents; DroppedEvents
+	// counts the rest.
+	Events        []*LogEvent    `json:"events"`
+	DroppedEvents int            `json:"dropped_events,omitempty"`
+	Procs         []*ProcLog     `json:"procs"`
+	Bars          []*ProgressBar `json:"bars,omitempty"`
+	Series        []*Series      `json:"series,omitempty"`
+}
+
+// MaxEvents bounds the recognized events kept per log: the first half and the
+// last half are kept so that startup and the end of the log both survive.
+const MaxEvents = 20000
+
+// ProcLog returns the summary of the named process, or nil.
+func (l *Log) ProcLog(key string) *ProcLog {
+	for _, p := range l.Procs {
+		if p.Proc.Key() == key {
+			return p
+		}
+	}
+	return nil
+}
+
+// EventsOf returns the events of the given types, in log order.
+func (l *Log) EventsOf(types ...EventType) []*LogEvent {
+	var out []*LogEvent
+	for _, e := range l.Events {
+		for _, t := range types {
+			if e.Type == t {
+				out = append(out, e)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// Setting is one engine setting with where it was read: a ServerArgs dump,
+// vLLM's non-default args, or the launch command line. Keys are snake_case
+// engine argument names (attention_backend, tp_size, ...).
+type Setting struct {
+	Src   Source `json:"src"`
+	Key   string `json:"key"`
+	Value string `json:"value"`
+	// From is "server-args", "non-default-args", "cmdline" or "check-env".
+	From string `json:"from"`
+}

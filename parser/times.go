@@ -1,0 +1,356 @@
+package parser
+
+import (
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/coroner-dev/coroner/parser/facts"
+)
+
+// normalizeTimes places every timestamp of the bundle on one time line
+// (DESIGN §4). Parsers store times that lack a zone as wall-clock readings in
+// UTC and times that lack a year in facts.BaseYear; here the zone and year
+// are taken from the strongest evidence at hand and applied to every time of
+// those sources, and snapshots without an in-band time get their directory's
+// capture stamp. Every guess is recorded as an assumption.
+func normalizeTimes(f *facts.Facts, mtimes map[string]time.Time, opts Options) {
+	zone, zoneWhy := bundleZone(f, opts)
+	if zoneWhy != "" {
+		f.Assumptions = append(f.Assumptions, zoneWhy)
+	}
+	// Zone first: a year is chosen by comparing instants.
+	shiftSources(f, func(file string, c facts.Clock, t time.Time) time.Time {
+		if c.NoZone {
+			return rezone(t, zone)
+		}
+		return t
+	})
+	ref, refWhy := referenceTime(f, mtimes, opts)
+	yearWhy := map[string]string{}
+	shifts := map[string]int{}
+	for _, file := range sortedKeys(f.Clocks) {
+		c := f.Clocks[file]
+		if !c.NoYear || c.Latest.IsZero() {
+			continue
+		}
+		latest := c.Latest // already in the bundle's zone
+		var year int
+		switch {
+		case opts.Year > 0:
+			year = opts.Year
+			yearWhy[file] = fmt.Sprintf("%s: its timestamps carry no year; used %d from --year", file, year)
+		case !ref.IsZero():
+			// The latest line cannot be later than the capture: if its month
+			// and day fall after the reference's, it is from the year before.
+			year = ref.Year()
+			if atYear(latest, year).After(ref.Add(24 * time.Hour)) {
+				year--
+			}
+			yearWhy[file] = fmt.Sprintf("%s: its timestamps carry no year; took %d from %s", file, year, refWhy)
+		default:
+			continue
+		}
+		shifts[file] = year - latest.Year()
+	}
+	shiftSources(f, func(file string, c facts.Clock, t time.Time) time.Time {
+		if d, ok := shifts[file]; ok && d != 0 {
+			return t.AddDate(d, 0, 0)
+		}
+		return t
+	})
+	for _, file := range sortedKeys(yearWhy) {
+		f.Assumptions = append(f.Assumptions, yearWhy[file])
+	}
+	for _, file := range sortedKeys(f.Clocks) {
+		if c := f.Clocks[file]; c.NoYear && !c.Latest.IsZero() {
+			if _, ok := shifts[file]; !ok {
+				f.Assumptions = append(f.Assumptions, fmt.Sprintf(
+					"%s: its timestamps carry no year and nothing in the bundle gives one; dates are shown in year %d (pass --year)", file, facts.BaseYear))
+			}
+		}
+	}
+	stampSnapshots(f, zone)
+}
+
+// rezone reads a wall-clock time stored as UTC in zone.
+func rezone(t time.Time, zone *time.Location) time.Time {
+	if zone == nil || zone == time.UTC || t.IsZero() {
+		return t
+	}
+	y, mo, d := t.Date()
+	h, mi, s := t.Clock()
+	return time.Date(y, mo, d, h, mi, s, t.Nanosecond(), zone).UTC()
+}
+
+func atYear(t time.Time, year int) time.Time { return t.AddDate(year-t.Year(), 0, 0) }
+
+// bundleZone decides the zone of wall-clock times: --tz, then a manifest's
+// zone (collect records it as an env var TZ_OFFSET... see manifest parser),
+// then the offset between a zoned capture stamp and an unzoned in-band stamp
+// of the same directory, then UTC.
+func bundleZone(f *facts.Facts, opts Options) (*time.Location, string) {
+	if opts.Zone != nil {
+		return opts.Zone, fmt.Sprintf("wall-clock times read in zone %s (--tz)", opts.Zone)
+	}
+	for _, e := range f.Env {
+		if e.From == "manifest" && e.Name == "TZ_OFFSET_SECONDS" {
+			var off int
+			if _, err := fmt.Sscan(e.Value, &off); err == nil {
+				z := time.FixedZone(offsetName(off), off)
+				return z, fmt.Sprintf("wall-clock times read in zone %s, the host's zone recorded in %s", z, e.Src)
+			}
+		}
+	}
+	// A zoned stamp and an unzoned snapshot time taken within seconds of each
+	// other in one directory give the host's offset.
+	for _, cs := range f.Capture {
+		if !cs.Zoned {
+			continue
+		}
+		for _, g := range f.GPUs {
+			if g.At.IsZero() || dirOf(g.Src.File) != cs.Scope || !f.Clocks[g.Src.File].NoZone {
+				continue
+			}
+			diff := g.At.Sub(cs.At)
+			off := (diff + 450*time.Second).Truncate(15 * time.Minute)
+			if d := diff - off; d > 10*time.Minute || d < -10*time.Minute {
+				continue
+			}
+			if off < -14*time.Hour || off > 14*time.Hour {
+				continue
+			}
+			secs := int(off / time.Second)
+			z := time.UTC
+			if secs != 0 {
+				z = time.FixedZone(offsetName(secs), secs)
+			}
+			return z, fmt.Sprintf("wall-clock times read as UTC%s: %s (local) against the capture stamp %s (%s)",
+				offsetName(secs), g.Src, cs.Src, cs.At.Format(time.RFC3339))
+		}
+	}
+	if len(f.Clocks) == 0 {
+		return time.UTC, ""
+	}
+	for _, c := range f.Clocks {
+		if c.NoZone {
+			return time.UTC, "log and snapshot times carry no zone and nothing in the bundle gives one: read as UTC (pass --tz)"
+		}
+	}
+	return time.UTC, ""
+}
+
+func offsetName(secs int) string {
+	if secs == 0 {
+		return ""
+	}
+	sign := "+"
+	if secs < 0 {
+		sign, secs = "-", -secs
+	}
+	return fmt.Sprintf("%s%02d:%02d", sign, secs/3600, secs%3600/60)
+}
+
+// referenceTime is the latest time known with its year: a capture stamp, a
+// manifest record, an in-band snapshot stamp, a log with years; else an
+// archive modification time.
+func referenceTime(f *facts.Facts, mtimes map[string]time.Time, opts Options) (time.Time, string) {
+	var best time.Time
+	var why string
+	consider := func(t time.Time, w string) {
+		if !t.IsZero() && t.After(best) {
+			best, why = t, w
+		}
+	}
+	for _, c := range f.Capture {
+		consider(c.At, "the capture stamp "+c.Src.String())
+	}
+	for _, a := range f.Runs {
+		consider(a.End, "the manifest "+a.Src.String())
+	}
+	for _, g := range f.GPUs {
+		if !f.Clocks[g.Src.File].NoYear {
+			consider(g.At, "the snapshot time in "+g.Src.String())
+		}
+	}
+	for _, p := range f.Procs {
+		if !f.Clocks[p.Src.File].NoYear {
+			consider(p.At, "the snapshot time in "+p.Src.String())
+		}
+	}
+	for _, l := range f.Logs {
+		if !f.Clocks[l.Path].NoYear {
+			consider(l.LastTime, "the timestamps of "+l.Path)
+		}
+	}
+	if !best.IsZero() {
+		return best, why
+	}
+	for _, k := range sortedKeys(mtimes) {
+		consider(mtimes[k], "the archive's modification time of "+k)
+	}
+	return best, why
+}
+
+// stampSnapshots gives snapshots without an in-band time the capture stamp
+// of their directory, and resolves ps START columns against the snapshot day.
+func stampSnapshots(f *facts.Facts, zone *time.Location) {
+	stamp := func(file string) (*facts.CaptureStamp, bool) {
+		dir := dirOf(file)
+		for _, c := range f.Capture {
+			if c.Scope == dir {
+				return c, true
+			}
+		}
+		return nil, false
+	}
+	for _, s := range f.Procs {
+		if s.At.IsZero() {
+			if c, ok := stamp(s.Src.File); ok {
+				s.At, s.AtFrom = c.At, "capture stamp "+c.Src.String()
+			}
+		}
+		if s.At.IsZero() {
+			continue
+		}
+		for _, p := range s.Procs {
+			if p.Start.IsZero() && p.StartRaw != "" {
+				p.Start = resolveStart(p.StartRaw, s.At, zone)
+			}
+		}
+	}
+	for _, g := range f.GPUs {
+		if g.At.IsZero() {
+			if c, ok := stamp(g.Src.File); ok {
+				g.At, g.AtFrom = c.At, "capture stamp "+c.Src.String()
+			}
+		}
+	}
+	for _, m := range f.Memory {
+		if m.At.IsZero() {
+			if c, ok := stamp(m.Src.File); ok {
+				m.At = c.At
+			}
+		}
+	}
+	for _, s := range f.Sources {
+		if c, ok := stamp(s.Path); ok && s.Kind != facts.KindCaptureTime {
+			s.CapturedAt, s.CapturedAtFrom = c.At, c.Src.String()
+		}
+	}
+	for _, s := range f.Procs {
+		if src := f.Source(s.Src.File); src != nil && src.CapturedAt.IsZero() && !s.At.IsZero() {
+			src.CapturedAt, src.CapturedAtFrom = s.At, s.AtFrom
+		}
+	}
+	for _, g := range f.GPUs {
+		if src := f.Source(g.Src.File); src != nil && src.CapturedAt.IsZero() && !g.At.IsZero() {
+			src.CapturedAt, src.CapturedAtFrom = g.At, g.AtFrom
+		}
+	}
+}
+
+// resolveStart reads ps START/STIME: "HH:MM" today, "MonDD" this year, "YYYY".
+func resolveStart(raw string, at time.Time, zone *time.Location) time.Time {
+	local := at.In(zone)
+	if t, err := time.Parse("15:04", raw); err == nil {
+		s := time.Date(local.Year(), local.Month(), local.Day(), t.Hour(), t.Minute(), 0, 0, zone)
+		if s.After(local) {
+			s = s.AddDate(0, 0, -1)
+		}
+		return s.UTC()
+	}
+	if t, err := time.Parse("15:04:05", raw); err == nil {
+		s := time.Date(local.Year(), local.Month(), local.Day(), t.Hour(), t.Minute(), t.Second(), 0, zone)
+		if s.After(local) {
+			s = s.AddDate(0, 0, -1)
+		}
+		return s.UTC()
+	}
+	if t, err := time.Parse("Jan02", raw); err == nil {
+		s := time.Date(local.Year(), t.Month(), t.Day(), 0, 0, 0, 0, zone)
+		if s.After(local) {
+			s = s.AddDate(-1, 0, 0)
+		}
+		return s.UTC()
+	}
+	return time.Time{}
+}
+
+func dirOf(file string) string {
+	i := strings.LastIndexByte(file, '/')
+	if i < 0 {
+		return ""
+	}
+	return file[:i]
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+var timeType = reflect.TypeOf(time.Time{})
+
+// shiftSources applies fn to every time.Time in the facts whose source has a
+// clock entry. A struct's source is its Src field (or Path, for a Log); nested
+// structs without their own inherit it. Reflection keeps this in one place:
+// a new fact type with a Src and a time needs no change here.
+func shiftSources(f *facts.Facts, fn func(file string, c facts.Clock, t time.Time) time.Time) {
+	if len(f.Clocks) == 0 {
+		return
+	}
+	var walk func(v reflect.Value, file string)
+	walk = func(v reflect.Value, file string) {
+		switch v.Kind() {
+		case reflect.Pointer, reflect.Interface:
+			if !v.IsNil() {
+				walk(v.Elem(), file)
+			}
+		case reflect.Slice, reflect.Array:
+			for i := 0; i < v.Len(); i++ {
+				walk(v.Index(i), file)
+			}
+		case reflect.Struct:
+			if v.Type() == timeType {
+				c, ok := f.Clocks[file]
+				if ok && v.CanSet() {
+					t := v.Interface().(time.Time)
+					if !t.IsZero() {
+						v.Set(reflect.ValueOf(fn(file, c, t)))
+					}
+				}
+				return
+			}
+			if src := v.FieldByName("Src"); src.IsValid() && src.Type() == reflect.TypeOf(facts.Source{}) {
+				if s := src.Interface().(facts.Source); s.File != "" {
+					file = s.File
+				}
+			} else if p := v.FieldByName("Path"); p.IsValid() && p.Kind() == reflect.String && v.Type() == reflect.TypeOf(facts.Log{}) {
+				file = p.String()
+			}
+			for i := 0; i < v.NumField(); i++ {
+				if v.Type().Field(i).IsExported() {
+					walk(v.Field(i), file)
+				}
+			}
+		}
+	}
+	v := reflect.ValueOf(f).Elem()
+	for _, name := range []string{"Logs", "Procs", "GPUs", "Kernel", "Memory", "Probes", "Runs", "Capture"} {
+		walk(v.FieldByName(name), "")
+	}
+	// Clock.Latest moves with its source so later passes compare like with like.
+	for file, c := range f.Clocks {
+		if !c.Latest.IsZero() {
+			c.Latest = fn(file, c, c.Latest)
+		}
+		f.Clocks[file] = c
+	}
+}
