@@ -206,6 +206,8 @@ func merge(dst, src *facts.Facts) {
 	dst.Stacks = append(dst.Stacks, src.Stacks...)
 	dst.Runs = append(dst.Runs, src.Runs...)
 	dst.Capture = append(dst.Capture, src.Capture...)
+	dst.Cgroups = append(dst.Cgroups, src.Cgroups...)
+	dst.System = append(dst.System, src.System...)
 	dst.Assumptions = append(dst.Assumptions, src.Assumptions...)
 	// Issues a parser raised through out.AddIssue land on its own source list.
 	for _, s := range src.Sources {

@@ -33,7 +33,8 @@ func (s Source) At(line int) Source { return Source{File: s.File, Line: line} }
 // they appear in the JSON report.
 type Kind string
 
-// The evidence kinds of DESIGN §3, plus df and capture-time, which the
+// The evidence kinds of DESIGN §3, plus df, capture-time, cgroup-memory and
+// system, which the
 // README lists as this project's additions.
 const (
 	KindSGLangLog      Kind = "sglang-log"
@@ -61,6 +62,8 @@ const (
 	KindPySpy          Kind = "py-spy"
 	KindManifest       Kind = "manifest"
 	KindCaptureTime    Kind = "capture-time"
+	KindCgroupMemory   Kind = "cgroup-memory"
+	KindSystem         Kind = "system"
 	KindUnknown        Kind = "unknown"
 )
 
@@ -71,7 +74,7 @@ var AllKinds = []Kind{
 	KindNvidiaSMIDmon, KindNvidiaSMIPmon, KindNvidiaSMITopo, KindNvidiaSMIList,
 	KindKernelLog, KindMeminfo, KindFree, KindDF, KindCollectEnv, KindCheckEnv,
 	KindEnv, KindCmdline, KindProbe, KindPySpy, KindManifest, KindCaptureTime,
-	KindUnknown,
+	KindCgroupMemory, KindSystem, KindUnknown,
 }
 
 // IsLog reports whether the kind is a server log.

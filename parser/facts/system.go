@@ -145,3 +145,20 @@ type Artifact struct {
 	Timeout  time.Duration `json:"timeout,omitempty"`
 	SHA256   string        `json:"sha256,omitempty"`
 }
+
+// CgroupMemory is a cgroup v2 memory.events file (or v1 memory.oom_control):
+// counters of how often the cgroup hit its limits and killed.
+type CgroupMemory struct {
+	Src    Source           `json:"src"`
+	Events map[string]int64 `json:"events"` // low, high, max, oom, oom_kill, oom_group_kill
+}
+
+// SystemInfo is what a system description says: uname, os-release, tool
+// versions (nvidia-smi --version, ps --version).
+type SystemInfo struct {
+	Src      Source            `json:"src"`
+	Hostname string            `json:"hostname,omitempty"`
+	Kernel   string            `json:"kernel,omitempty"`
+	OS       string            `json:"os,omitempty"`
+	Versions map[string]string `json:"versions,omitempty"`
+}
