@@ -174,6 +174,8 @@ type Facts struct {
 	Stacks   []*PyStack
 	Runs     []*Artifact // the collector's manifest records
 	Capture  []*CaptureStamp
+	Cgroups  []*CgroupMemory
+	System   []*SystemInfo
 
 	// Assumptions made while reading the bundle (time zone, year...).
 	Assumptions []string
