@@ -1,0 +1,151 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/coroner-dev/coroner/parser/facts"
+	"github.com/coroner-dev/coroner/reports"
+	"github.com/coroner-dev/coroner/rules"
+)
+
+type analyzeCmd struct {
+	bundleFlags
+	Format string `short:"f" enum:"md,json" default:"md" help:"Report format: md (markdown postmortem) or json (DESIGN §6, schema_version 1)."`
+	Output string `short:"o" placeholder:"FILE" help:"Write the report to FILE instead of stdout."`
+	FailOn string `name:"fail-on" enum:"critical,error,warning,info,never" default:"error" help:"Exit 1 when a finding is at least this severe (critical, error, warning, info, never)."`
+	Quiet  bool   `short:"q" help:"Print no progress on stderr."`
+}
+
+func (c *analyzeCmd) Run(e *env) error {
+	f, err := c.parse(e, nil)
+	if err != nil {
+		return err
+	}
+	res := rules.Run(f, rules.Options{})
+	rep := reports.Build(f, res, reports.Meta{Path: bundleName(c.Paths), Version: version})
+	var buf bytes.Buffer
+	switch c.Format {
+	case "json":
+		err = reports.JSON(&buf, rep)
+	default:
+		err = reports.Markdown(&buf, rep)
+	}
+	if err != nil {
+		return fail(exitInternal, "render: %v", err)
+	}
+	if err := writeOutput(e, c.Output, buf.Bytes()); err != nil {
+		return err
+	}
+	if failing(res.Findings, c.FailOn) {
+		return &exitError{code: exitFindings, err: fmt.Errorf("")}
+	}
+	return nil
+}
+
+// failing reports whether a finding reaches the --fail-on severity.
+func failing(fs []rules.Finding, failOn string) bool {
+	if failOn == "never" {
+		return false
+	}
+	min := rules.Severity(failOn).Rank()
+	for _, f := range fs {
+		if f.Severity.Rank() >= min {
+			return true
+		}
+	}
+	return false
+}
+
+// writeOutput writes to -o FILE or stdout. It writes nothing else anywhere.
+func writeOutput(e *env, path string, data []byte) error {
+	if path == "" || path == "-" {
+		if _, err := e.stdout.Write(data); err != nil {
+			return fail(exitInternal, "write stdout: %v", err)
+		}
+		return nil
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		return fail(exitInternal, "write %s: %v", path, unwrapPathError(err))
+	}
+	return nil
+}
+
+func bundleName(paths []string) string {
+	if len(paths) == 1 {
+		return paths[0]
+	}
+	var b bytes.Buffer
+	for i, p := range paths {
+		if i > 0 {
+			b.WriteString(" ")
+		}
+		b.WriteString(p)
+	}
+	return b.String()
+}
+
+type sourcesCmd struct {
+	bundleFlags
+	Format string `short:"f" enum:"table,json" default:"table" help:"Output format: table or json."`
+}
+
+func (c *sourcesCmd) Run(e *env) error {
+	f, err := c.parse(e, nil)
+	if err != nil {
+		return err
+	}
+	rep := reports.Build(f, rules.Run(f, rules.Options{Rules: []*rules.Rule{}}), reports.Meta{Path: bundleName(c.Paths), Version: version})
+	if c.Format == "json" {
+		return reports.JSON(e.stdout, &reports.Report{SchemaVersion: rep.SchemaVersion, Tool: rep.Tool, Bundle: rep.Bundle})
+	}
+	return sourcesTable(e.stdout, f)
+}
+
+func sourcesTable(w io.Writer, f *facts.Facts) error {
+	tw := newTable(w, "PATH", "KIND", "BYTES", "LINES", "CAPTURED", "ISSUES")
+	for _, s := range f.Sources {
+		captured := "-"
+		if !s.CapturedAt.IsZero() {
+			captured = s.CapturedAt.UTC().Format("2006-01-02T15:04:05Z")
+		}
+		issues := "-"
+		if len(s.Issues) > 0 {
+			issues = fmt.Sprintf("%d: %s", len(s.Issues), s.Issues[0].Kind)
+			if s.Issues[0].Src.Line > 0 {
+				issues += fmt.Sprintf(" (line %d)", s.Issues[0].Src.Line)
+			}
+			issues += " " + s.Issues[0].Detail
+		}
+		tw.row(s.Path, string(s.Kind), fmt.Sprint(s.Bytes), fmt.Sprint(s.Lines), captured, issues)
+	}
+	return tw.flush()
+}
+
+type timelineCmd struct {
+	bundleFlags
+	Format string `short:"f" enum:"table,json" default:"table" help:"Output format: table or json."`
+}
+
+func (c *timelineCmd) Run(e *env) error {
+	f, err := c.parse(e, nil)
+	if err != nil {
+		return err
+	}
+	res := rules.Run(f, rules.Options{Rules: []*rules.Rule{}})
+	rep := reports.Build(f, res, reports.Meta{Path: bundleName(c.Paths), Version: version})
+	if c.Format == "json" {
+		return reports.JSON(e.stdout, rep.Timeline)
+	}
+	tw := newTable(e.stdout, "PROCESS", "PHASE", "START", "END", "DURATION", "EVIDENCE")
+	for _, s := range rep.Timeline {
+		end := s.End
+		if s.Open {
+			end += " (open)"
+		}
+		tw.row(s.Process, s.Phase, s.Start, end, fmt.Sprintf("%.0fs", s.DurationS), fmt.Sprintf("%s:%d", s.Evidence.File, s.Evidence.Line))
+	}
+	return tw.flush()
+}

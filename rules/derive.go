@@ -1,0 +1,107 @@
+package rules
+
+import (
+	"time"
+
+	"github.com/coroner-dev/coroner/parser/facts"
+)
+
+// Index is what the derivation step computes once from the facts for every
+// rule: the evidence kinds present, the per-process timelines and the
+// snapshot order. Rules read it instead of recomputing.
+type Index struct {
+	Facts *facts.Facts
+	// Kinds counts the sources of each kind.
+	Kinds map[facts.Kind]int
+	// Timeline is every process's phases, in process then time order.
+	Timeline []Span
+	// Latest is the latest instant the bundle knows of: the last snapshot,
+	// else the last log line. Silences are measured up to it.
+	Latest     time.Time
+	LatestFrom facts.Source
+	// StalledFor is set by the stall analysis: how long the run has been
+	// silent while its processes were alive.
+	StalledFor time.Duration
+}
+
+// Span is one phase of one process.
+type Span struct {
+	Process string    `json:"process"`
+	Phase   Phase     `json:"phase"`
+	Start   time.Time `json:"start"`
+	// End is zero while the phase is still open at the end of the evidence.
+	End      time.Time    `json:"end"`
+	Evidence facts.Source `json:"evidence"`
+}
+
+// Duration is End-Start, or 0 for an open span.
+func (s Span) Duration() time.Duration {
+	if s.End.IsZero() || s.Start.IsZero() {
+		return 0
+	}
+	return s.End.Sub(s.Start)
+}
+
+// Derive computes the index.
+func Derive(f *facts.Facts) *Index {
+	idx := &Index{Facts: f, Kinds: map[facts.Kind]int{}}
+	for _, s := range f.Sources {
+		idx.Kinds[s.Kind]++
+	}
+	idx.latest()
+	idx.Timeline = buildTimeline(f)
+	return idx
+}
+
+// HasAny reports whether the bundle holds a source of any of the kinds.
+func (idx *Index) HasAny(kinds ...facts.Kind) bool {
+	for _, k := range kinds {
+		if idx.Kinds[k] > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func (idx *Index) latest() {
+	consider := func(t time.Time, src facts.Source) {
+		if !t.IsZero() && t.After(idx.Latest) {
+			idx.Latest, idx.LatestFrom = t, src
+		}
+	}
+	for _, p := range idx.Facts.Procs {
+		consider(p.At, p.Src)
+	}
+	for _, g := range idx.Facts.GPUs {
+		consider(g.At, g.Src)
+	}
+	for _, p := range idx.Facts.Probes {
+		consider(p.At, p.Src)
+	}
+	for _, c := range idx.Facts.Capture {
+		consider(c.At, c.Src)
+	}
+	for _, a := range idx.Facts.Runs {
+		consider(a.End, a.Src)
+	}
+	if !idx.Latest.IsZero() {
+		return
+	}
+	for _, l := range idx.Facts.Logs {
+		consider(l.LastTime, l.LastSrc)
+	}
+}
+
+// RunPhase is the furthest phase any process reached.
+func (idx *Index) RunPhase() Phase {
+	var best Phase
+	for _, s := range idx.Timeline {
+		if s.Phase.Order() > best.Order() {
+			best = s.Phase
+		}
+	}
+	return best
+}
+
+// buildTimeline is filled in by timeline.go.
+var buildTimeline = func(f *facts.Facts) []Span { return nil }

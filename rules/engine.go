@@ -1,0 +1,232 @@
+// Package rules holds the rule engine, the registry, the derivation of
+// timelines from facts, and the rules themselves, one file per rule.
+//
+// A rule is a value with metadata as data (Rule). Rules read facts and the
+// derived Index only: no file system, no clock, no globals. Each reports
+// findings that cite evidence, or says which evidence it misses.
+package rules
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/coroner-dev/coroner/parser/facts"
+)
+
+// Rule is one check. Its metadata is data so that `coroner rules list`,
+// `rules explain` and the report read the same text.
+type Rule struct {
+	// ID is stable, kebab-case; findings, fixtures and suppressions use it.
+	ID string
+	// Title is one line, lower case start, no period.
+	Title string
+	// Doc explains what the rule looks at, why that means what it says, and
+	// its thresholds. Markdown.
+	Doc      string
+	Severity Severity
+	Category Category
+	// Needs lists the evidence kinds the rule reads; it runs when any is
+	// present and reports itself inconclusive otherwise.
+	Needs []facts.Kind
+	// References are upstream issues, PRs and docs.
+	References []string
+	// Run inspects the facts and reports through the pass.
+	Run func(p *Pass)
+	// Builtin is false for rules loaded from a user pack.
+	Builtin bool
+}
+
+var idRE = regexp.MustCompile(`^[a-z][a-z0-9]*(-[a-z0-9]+)*$`)
+
+// Validate rejects a malformed rule.
+func (r *Rule) Validate() error {
+	var errs []string
+	if !idRE.MatchString(r.ID) {
+		errs = append(errs, fmt.Sprintf("id %q is not kebab-case", r.ID))
+	}
+	if strings.TrimSpace(r.Title) == "" {
+		errs = append(errs, "empty title")
+	}
+	if strings.TrimSpace(r.Doc) == "" {
+		errs = append(errs, "empty doc")
+	}
+	if r.Severity.Rank() < 0 {
+		errs = append(errs, fmt.Sprintf("unknown severity %q", r.Severity))
+	}
+	if r.Category != "" && !r.Category.Valid() {
+		errs = append(errs, fmt.Sprintf("category %q is not in the taxonomy", r.Category))
+	}
+	if r.Run == nil {
+		errs = append(errs, "no Run")
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("rule %s: %s", r.ID, strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+// Evidence is one cited piece of evidence.
+type Evidence struct {
+	Src facts.Source `json:"src"`
+	// Text is the evidence as it reads (a log line, a ps row, a field = value).
+	Text string `json:"text"`
+}
+
+// Finding is what a rule reports.
+type Finding struct {
+	Rule       string     `json:"rule"`
+	Title      string     `json:"title"`
+	Severity   Severity   `json:"severity"`
+	Category   Category   `json:"category"`
+	Confidence float64    `json:"confidence"`
+	Message    string     `json:"message"`
+	Remedy     string     `json:"remedy"`
+	References []string   `json:"references"`
+	Evidence   []Evidence `json:"evidence"`
+	// Outcome and Phase are the finding's claim on the verdict, if any.
+	Outcome Outcome `json:"-"`
+	Phase   Phase   `json:"-"`
+	// Cause marks a finding that names a cause of the outcome; findings that
+	// only describe the state (a stall, a crash) leave it false.
+	Cause bool `json:"-"`
+	// Why says, for the ranked hypotheses, why the finding ranks where it does.
+	Why string `json:"-"`
+}
+
+// Inconclusive is a rule that could not decide, and what would let it.
+type Inconclusive struct {
+	Rule    string   `json:"rule"`
+	Missing []string `json:"missing"`
+	Collect string   `json:"collect"`
+}
+
+// RuledOut is a hypothesis a rule considered and rejected, with the evidence
+// that rejects it: the report shows these so a reader sees what was checked.
+type RuledOut struct {
+	Rule     string     `json:"rule"`
+	Category Category   `json:"category"`
+	Title    string     `json:"title"`
+	Why      string     `json:"why"`
+	Evidence []Evidence `json:"evidence"`
+}
+
+// Pass is one rule's view of the analysis.
+type Pass struct {
+	Facts *facts.Facts
+	Index *Index
+	Rule  *Rule
+
+	findings     []Finding
+	inconclusive []Inconclusive
+	ruledOut     []RuledOut
+}
+
+// Report records a finding. Metadata the finding leaves empty comes from the rule.
+func (p *Pass) Report(f Finding) {
+	if f.Rule == "" {
+		f.Rule = p.Rule.ID
+	}
+	if f.Title == "" {
+		f.Title = p.Rule.Title
+	}
+	if f.Severity == "" {
+		f.Severity = p.Rule.Severity
+	}
+	if f.Category == "" {
+		f.Category = p.Rule.Category
+	}
+	if f.References == nil {
+		f.References = p.Rule.References
+	}
+	p.findings = append(p.findings, f)
+}
+
+// Missing reports the rule inconclusive for lack of the named evidence.
+func (p *Pass) Missing(collect string, missing ...string) {
+	p.inconclusive = append(p.inconclusive, Inconclusive{Rule: p.Rule.ID, Missing: missing, Collect: collect})
+}
+
+// RuleOut records a hypothesis this rule checked and rejected.
+func (p *Pass) RuleOut(why string, ev ...Evidence) {
+	p.ruledOut = append(p.ruledOut, RuledOut{Rule: p.Rule.ID, Category: p.Rule.Category, Title: p.Rule.Title, Why: why, Evidence: ev})
+}
+
+// Result is the outcome of running the rules over a bundle's facts.
+type Result struct {
+	Verdict      Verdict
+	Timeline     []Span
+	Findings     []Finding
+	Inconclusive []Inconclusive
+	RuledOut     []RuledOut
+	Index        *Index
+}
+
+// Options select rules.
+type Options struct {
+	// Rules to run; nil means every registered rule.
+	Rules []*Rule
+}
+
+// Run derives the index and runs the rules. It never fails: a rule that
+// panics becomes an error finding about coroner itself.
+func Run(f *facts.Facts, opts Options) *Result {
+	rs := opts.Rules
+	if rs == nil {
+		rs = Registered()
+	}
+	idx := Derive(f)
+	res := &Result{Index: idx, Timeline: idx.Timeline}
+	for _, r := range rs {
+		p := &Pass{Facts: f, Index: idx, Rule: r}
+		if len(r.Needs) > 0 && !idx.HasAny(r.Needs...) {
+			continue
+		}
+		runSafely(p)
+		res.Findings = append(res.Findings, p.findings...)
+		res.Inconclusive = append(res.Inconclusive, p.inconclusive...)
+		res.RuledOut = append(res.RuledOut, p.ruledOut...)
+	}
+	sortFindings(res.Findings)
+	sort.SliceStable(res.Inconclusive, func(i, j int) bool { return res.Inconclusive[i].Rule < res.Inconclusive[j].Rule })
+	res.Verdict = decide(idx, res.Findings)
+	return res
+}
+
+func runSafely(p *Pass) {
+	defer func() {
+		if r := recover(); r != nil {
+			p.findings = append(p.findings, Finding{
+				Rule: p.Rule.ID, Title: "rule failed: " + p.Rule.Title, Severity: SeverityWarning,
+				Message: fmt.Sprintf("the rule %s stopped with an internal error (%v); its conclusions are missing from this report. Please report it with this bundle.", p.Rule.ID, r),
+			})
+		}
+	}()
+	p.Rule.Run(p)
+}
+
+// sortFindings orders by severity, then confidence, then rule and evidence,
+// so the report is the same on every run.
+func sortFindings(fs []Finding) {
+	sort.SliceStable(fs, func(i, j int) bool {
+		a, b := fs[i], fs[j]
+		if a.Severity.Rank() != b.Severity.Rank() {
+			return a.Severity.Rank() > b.Severity.Rank()
+		}
+		if a.Confidence != b.Confidence {
+			return a.Confidence > b.Confidence
+		}
+		if a.Rule != b.Rule {
+			return a.Rule < b.Rule
+		}
+		return firstSrc(a) < firstSrc(b)
+	})
+}
+
+func firstSrc(f Finding) string {
+	if len(f.Evidence) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s:%09d", f.Evidence[0].Src.File, f.Evidence[0].Src.Line)
+}

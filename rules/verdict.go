@@ -1,0 +1,160 @@
+package rules
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Verdict is the run's state and its ranked causes.
+type Verdict struct {
+	Outcome Outcome
+	Phase   Phase
+	Summary string
+	// StalledFor is how long the run has been silent while alive (0 if not stalled).
+	StalledFor time.Duration
+	Causes     []Cause
+}
+
+// Cause is one ranked hypothesis.
+type Cause struct {
+	Category   Category `json:"category"`
+	Rule       string   `json:"rule"`
+	Confidence float64  `json:"confidence"`
+	Title      string   `json:"title"`
+	Why        string   `json:"-"`
+}
+
+// outcomePriority decides between the outcomes findings claim: a crash
+// explains more than a hang, a hang more than slowness.
+var outcomePriority = map[Outcome]int{
+	OutcomeCrashed: 5, OutcomeHung: 4, OutcomeSlow: 3, OutcomeInProgress: 2, OutcomeReady: 1, OutcomeUnknown: 0,
+}
+
+// StallClaim lets a finding carry how long the run has been stalled.
+type StallClaim struct{ For time.Duration }
+
+func decide(idx *Index, fs []Finding) Verdict {
+	v := Verdict{Outcome: OutcomeUnknown}
+	best := -1
+	for _, f := range fs {
+		if f.Outcome == "" {
+			continue
+		}
+		if p := outcomePriority[f.Outcome]; p > best {
+			best = p
+			v.Outcome = f.Outcome
+			v.Phase = f.Phase
+		}
+	}
+	if v.Phase == "" {
+		v.Phase = idx.RunPhase()
+	}
+	v.StalledFor = idx.StalledFor
+	byCat := map[Category]Cause{}
+	for _, f := range fs {
+		if !f.Cause || f.Category == "" {
+			continue
+		}
+		c, ok := byCat[f.Category]
+		if !ok || f.Confidence > c.Confidence {
+			byCat[f.Category] = Cause{Category: f.Category, Rule: f.Rule, Confidence: f.Confidence, Title: f.Title, Why: f.Why}
+		}
+	}
+	for _, c := range byCat {
+		v.Causes = append(v.Causes, c)
+	}
+	sort.Slice(v.Causes, func(i, j int) bool {
+		a, b := v.Causes[i], v.Causes[j]
+		if a.Confidence != b.Confidence {
+			return a.Confidence > b.Confidence
+		}
+		return a.Category < b.Category
+	})
+	v.Summary = summarize(v)
+	return v
+}
+
+// summarize writes the one-sentence headline.
+func summarize(v Verdict) string {
+	var b strings.Builder
+	switch v.Outcome {
+	case OutcomeHung:
+		b.WriteString("Hung")
+		if v.StalledFor > 0 {
+			fmt.Fprintf(&b, " %s", humanDuration(v.StalledFor))
+		}
+		if v.Phase != "" {
+			fmt.Fprintf(&b, " in %s", phaseWords(v.Phase))
+		}
+	case OutcomeCrashed:
+		b.WriteString("Crashed")
+		if v.Phase != "" {
+			fmt.Fprintf(&b, " in %s", phaseWords(v.Phase))
+		}
+	case OutcomeSlow:
+		b.WriteString("Slow")
+		if v.Phase != "" {
+			fmt.Fprintf(&b, " in %s", phaseWords(v.Phase))
+		}
+	case OutcomeReady:
+		b.WriteString("Ready and serving")
+	case OutcomeInProgress:
+		b.WriteString("Still starting")
+		if v.Phase != "" {
+			fmt.Fprintf(&b, ", in %s", phaseWords(v.Phase))
+		}
+	default:
+		b.WriteString("State unknown")
+		if v.Phase != "" {
+			fmt.Fprintf(&b, "; last phase seen: %s", phaseWords(v.Phase))
+		}
+	}
+	if len(v.Causes) > 0 {
+		fmt.Fprintf(&b, "; most likely %s (%s)", v.Causes[0].Title, v.Causes[0].Category)
+	} else if v.Outcome != OutcomeReady && v.Outcome != OutcomeInProgress {
+		b.WriteString("; no cause could be named from this evidence")
+	}
+	b.WriteString(".")
+	return b.String()
+}
+
+// phaseWords names a phase in a sentence.
+func phaseWords(p Phase) string {
+	switch p {
+	case PhaseLaunch:
+		return "launch"
+	case PhaseDistributedInit:
+		return "distributed init"
+	case PhaseWeightsLoading:
+		return "weight loading"
+	case PhasePostWeights:
+		return "the phase after loading weights"
+	case PhaseKVCache:
+		return "KV cache setup"
+	case PhaseTorchCompile:
+		return "torch.compile"
+	case PhaseCUDAGraphCapture:
+		return "CUDA graph capture"
+	case PhaseWarmup:
+		return "warmup"
+	case PhaseServing:
+		return "serving"
+	case PhaseShutdown:
+		return "shutdown"
+	}
+	return string(p)
+}
+
+// humanDuration renders 77 min, 2.5 h, 45 s.
+func humanDuration(d time.Duration) string {
+	switch {
+	case d >= 3*time.Hour:
+		return fmt.Sprintf("%.1f h", d.Hours())
+	case d >= 2*time.Minute:
+		return fmt.Sprintf("%d min", int(d.Round(time.Minute).Minutes()))
+	default:
+		return fmt.Sprintf("%d s", int(d.Round(time.Second).Seconds()))
+	}
+}
