@@ -13,7 +13,9 @@ type Index struct {
 	Facts *facts.Facts
 	// Kinds counts the sources of each kind.
 	Kinds map[facts.Kind]int
-	// Timeline is every process's phases, in process then time order.
+	// Procs are the per-process timelines; Timeline is all their spans, in
+	// process then log order.
+	Procs    []*ProcTimeline
 	Timeline []Span
 	// Latest is the latest instant the bundle knows of: the last snapshot,
 	// else the last log line. Silences are measured up to it.
@@ -49,7 +51,10 @@ func Derive(f *facts.Facts) *Index {
 		idx.Kinds[s.Kind]++
 	}
 	idx.latest()
-	idx.Timeline = buildTimeline(f)
+	idx.Procs = procTimelines(f)
+	for _, pt := range idx.Procs {
+		idx.Timeline = append(idx.Timeline, pt.Spans...)
+	}
 	return idx
 }
 
@@ -102,6 +107,3 @@ func (idx *Index) RunPhase() Phase {
 	}
 	return best
 }
-
-// buildTimeline is filled in by timeline.go.
-var buildTimeline = func(f *facts.Facts) []Span { return nil }

@@ -1,0 +1,178 @@
+package rules
+
+import (
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/coroner-dev/coroner/parser/facts"
+)
+
+// phaseOf maps a recognized log event to the phase it starts. Events absent
+// from the map start no phase: they happen inside one (JIT builds, NCCL
+// lines, warnings, errors).
+//
+// Phases follow the order the engine prints them, not the order of the
+// taxonomy: vLLM compiles (torch-compile) before it sizes the KV cache,
+// SGLang sizes the KV cache before it captures graphs. A span ends where the
+// next begins.
+var phaseOf = map[facts.EventType]Phase{
+	facts.EventServerArgs:     PhaseLaunch,
+	facts.EventNonDefaultArgs: PhaseLaunch,
+	facts.EventEngineInit:     PhaseLaunch,
+	facts.EventDistInitBegin:  PhaseDistributedInit,
+	facts.EventLoadBegin:      PhaseWeightsLoading,
+	facts.EventWeightsFormat:  PhaseWeightsLoading,
+	facts.EventLoadProgress:   PhaseWeightsLoading,
+	facts.EventLoadEnd:        PhasePostWeights,
+	facts.EventMemoryProfile:  PhaseKVCache,
+	facts.EventKVCacheAlloc:   PhaseKVCache,
+	facts.EventKVCacheSize:    PhaseKVCache,
+	facts.EventAvailableKV:    PhaseKVCache,
+	facts.EventMemPoolEnd:     PhaseKVCache,
+	facts.EventTorchCompile:   PhaseTorchCompile,
+	facts.EventGraphBegin:     PhaseCUDAGraphCapture,
+	facts.EventGraphProgress:  PhaseCUDAGraphCapture,
+	facts.EventGraphEnd:       PhaseWarmup,
+	facts.EventInitEngineDone: PhaseWarmup,
+	facts.EventHTTPStart:      PhaseWarmup,
+	facts.EventWarmup:         PhaseWarmup,
+	facts.EventReady:          PhaseServing,
+	facts.EventStatDecode:     PhaseServing,
+	facts.EventStatPrefill:    PhaseServing,
+	facts.EventStatThroughput: PhaseServing,
+	facts.EventShutdown:       PhaseShutdown,
+}
+
+// ProcTimeline is one process's life as its log tells it.
+type ProcTimeline struct {
+	// Key names the process: its log tag ("TP0", "EngineCore_DP0", "main"),
+	// prefixed with the log's path when the bundle holds several logs.
+	Key  string
+	Log  *facts.Log
+	Proc *facts.ProcLog
+	// Spans are its phases in log order.
+	Spans []Span
+}
+
+// Last returns the last span, or a zero span.
+func (p *ProcTimeline) Last() Span {
+	if len(p.Spans) == 0 {
+		return Span{}
+	}
+	return p.Spans[len(p.Spans)-1]
+}
+
+// Reached reports whether the process entered the phase.
+func (p *ProcTimeline) Reached(ph Phase) bool {
+	for _, s := range p.Spans {
+		if s.Phase == ph {
+			return true
+		}
+	}
+	return false
+}
+
+// procTimelines reconstructs the phases of every process of every log.
+func procTimelines(f *facts.Facts) []*ProcTimeline {
+	var out []*ProcTimeline
+	multi := len(f.Logs) > 1
+	for _, l := range f.Logs {
+		byKey := map[string]*ProcTimeline{}
+		var order []string
+		get := func(p facts.Proc) *ProcTimeline {
+			k := p.Key()
+			if pt := byKey[k]; pt != nil {
+				return pt
+			}
+			key := k
+			if multi {
+				key = path.Base(l.Path) + ": " + k
+			}
+			pt := &ProcTimeline{Key: key, Log: l, Proc: l.ProcLog(k)}
+			byKey[k] = pt
+			order = append(order, k)
+			return pt
+		}
+		// Every process that wrote a stamped line starts in launch.
+		for _, pl := range l.Procs {
+			pt := get(pl.Proc)
+			if !pl.FirstTime.IsZero() {
+				pt.Spans = append(pt.Spans, Span{Process: pt.Key, Phase: PhaseLaunch, Start: pl.FirstTime, Evidence: pl.FirstSrc})
+			}
+		}
+		events := append([]*facts.LogEvent(nil), l.Events...)
+		for _, b := range l.Bars {
+			// A bar's last state stands for its phase at its time.
+			if ph, ok := barPhase(b); ok && !b.Time.IsZero() {
+				events = append(events, &facts.LogEvent{Src: b.FirstSrc, Time: b.Time, Proc: b.Proc, Type: ph})
+			}
+		}
+		sort.SliceStable(events, func(i, j int) bool { return events[i].Src.Line < events[j].Src.Line })
+		for _, e := range events {
+			ph, ok := phaseOf[e.Type]
+			if !ok || e.Time.IsZero() {
+				continue
+			}
+			pt := get(e.Proc)
+			pt.advance(ph, e)
+		}
+		for _, k := range order {
+			pt := byKey[k]
+			if len(pt.Spans) > 0 {
+				out = append(out, pt)
+			}
+		}
+	}
+	return out
+}
+
+// barPhase says which phase a progress bar belongs to.
+func barPhase(b *facts.ProgressBar) (facts.EventType, bool) {
+	switch {
+	case containsAny(b.Desc, "checkpoint shards", "loading shards", "Loading safetensors", "Loading pt", "Multi-thread loading"):
+		return facts.EventLoadProgress, true
+	case containsAny(b.Desc, "Capturing", "CUDA graph", "cuda graph"):
+		return facts.EventGraphProgress, true
+	}
+	return "", false
+}
+
+// advance moves the process into ph at event e. Phases move in log order,
+// with two exceptions: after serving only shutdown may follow (a late
+// KV-cache line is not a restart), and a repeated marker of the current phase
+// extends it rather than splitting it.
+func (pt *ProcTimeline) advance(ph Phase, e *facts.LogEvent) {
+	n := len(pt.Spans)
+	if n > 0 {
+		cur := &pt.Spans[n-1]
+		if cur.Phase == ph {
+			return
+		}
+		if (cur.Phase == PhaseServing && ph != PhaseShutdown) || cur.Phase == PhaseShutdown {
+			return
+		}
+		// SGLang prints max_total_num_tokens and vLLM its KV cache size after
+		// capture on some versions: a KV-cache marker after capture is late
+		// news, not a new phase.
+		if ph == PhaseKVCache && (cur.Phase == PhaseCUDAGraphCapture || cur.Phase == PhaseWarmup) {
+			return
+		}
+		if ph == PhaseLaunch {
+			return
+		}
+		if cur.End.IsZero() {
+			cur.End = e.Time
+		}
+	}
+	pt.Spans = append(pt.Spans, Span{Process: pt.Key, Phase: ph, Start: e.Time, Evidence: e.Src})
+}
+
+func containsAny(s string, subs ...string) bool {
+	for _, x := range subs {
+		if strings.Contains(s, x) {
+			return true
+		}
+	}
+	return false
+}
