@@ -24,6 +24,8 @@ type Options struct {
 	MaxEntries int
 	// MaxZstdWindow caps the zstd decoder's window (its memory).
 	MaxZstdWindow uint64
+	// MaxXZDict caps the dictionary an xz stream may ask for (its memory).
+	MaxXZDict uint64
 	// MaxInMemory caps what may be buffered to read a zip that does not sit
 	// in a file (stdin, a zip inside a tar).
 	MaxInMemory int64
@@ -38,6 +40,7 @@ func Defaults() Options {
 		MaxRatio:      1000,
 		MaxEntries:    100_000,
 		MaxZstdWindow: 128 << 20,
+		MaxXZDict:     128 << 20,
 		MaxInMemory:   256 << 20,
 	}
 }

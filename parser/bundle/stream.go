@@ -1,0 +1,218 @@
+package bundle
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/coroner-dev/coroner/parser/facts"
+)
+
+// ratioFloor is the decompressed size below which the ratio limit is not
+// checked: small files of repeated lines compress very well and are no
+// threat.
+const ratioFloor = 1 << 20
+
+// streamError is a failure of a compressed or archived stream. It is
+// reported once as a parse issue, by whoever meets it first, and then
+// travels up through every reader stacked on the broken stream.
+type streamError struct {
+	kind     facts.IssueKind
+	msg      string
+	reported bool
+}
+
+func (e *streamError) Error() string { return e.msg }
+
+// Unwrap makes every stream failure an ErrStream.
+func (e *streamError) Unwrap() error { return ErrStream }
+
+// counter counts the bytes read through it and keeps the first error other
+// than io.EOF, so that a reader on top can tell its own failure from that of
+// the stream below it.
+type counter struct {
+	r   io.Reader
+	n   int64
+	err error
+}
+
+func (c *counter) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	if err != nil && err != io.EOF && c.err == nil {
+		c.err = err
+	}
+	return n, err
+}
+
+// stage is one decoding step: a decompressor, or the content of a tar or zip
+// entry. It turns every failure into a streamError that says which stream
+// broke and where, and stops a stream whose output outgrows its input by
+// more than the ratio limit.
+type stage struct {
+	r io.Reader
+	// src is the input the stage consumes, when it is counted.
+	src *counter
+	// in returns the input bytes consumed so far; nil disables the ratio check.
+	in       func() int64
+	format   string // gzip, zstd, xz, tar, zip
+	what     string // the stream's name in the bundle
+	out      int64
+	maxRatio float64
+	window   uint64 // the zstd window limit, for its message
+	err      error
+}
+
+func (s *stage) Read(p []byte) (n int, err error) {
+	if s.err != nil {
+		return 0, s.err
+	}
+	n, err = s.read(p)
+	s.out += int64(n)
+	if s.in != nil && s.out > ratioFloor {
+		in := max(s.in(), 1)
+		if float64(s.out) > s.maxRatio*float64(in) {
+			s.err = &streamError{kind: facts.IssueBomb, msg: s.bombMsg(in)}
+			return n, s.err
+		}
+	}
+	if err != nil && err != io.EOF {
+		s.err = s.fail(err)
+		return n, s.err
+	}
+	return n, err
+}
+
+// read calls the decoder, turning a panic in it into a corrupt stream: a bug
+// in a decoder must cost one stream, never the walk.
+func (s *stage) read(p []byte) (n int, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			n, err = 0, fmt.Errorf("decoder failed: %v", r)
+		}
+	}()
+	return s.r.Read(p)
+}
+
+func (s *stage) bombMsg(in int64) string {
+	switch s.format {
+	case "tar":
+		return fmt.Sprintf("tar entry %s expands %d bytes of archive to more than %d bytes (over %g:1, a sparse-file bomb?): stopped there",
+			s.what, in, s.out, s.maxRatio)
+	case "zip":
+		return fmt.Sprintf("zip entry %s expands %d compressed bytes to more than %d bytes (over %g:1): stopped there",
+			s.what, in, s.out, s.maxRatio)
+	}
+	return fmt.Sprintf("%s stream of %s expands %d compressed bytes to more than %d bytes (over %g:1): stopped there",
+		s.format, s.what, in, s.out, s.maxRatio)
+}
+
+// fail classifies an error of the stage's reader. A failure of the stream
+// underneath is passed on unchanged, so that it is reported once, as what it
+// is.
+func (s *stage) fail(err error) error {
+	var se *streamError
+	if s.src != nil && errors.As(s.src.err, &se) {
+		return se
+	}
+	if errors.As(err, &se) {
+		return se
+	}
+	if s.src != nil && s.src.err != nil {
+		return &streamError{kind: facts.IssueUnreadable,
+			msg: fmt.Sprintf("reading %s failed after %d bytes: %v", s.what, s.src.n, s.src.err)}
+	}
+	if errors.Is(err, zstd.ErrWindowSizeExceeded) || errors.Is(err, zstd.ErrDecoderSizeExceeded) {
+		return &streamError{kind: facts.IssueSizeLimit,
+			msg: fmt.Sprintf("zstd stream of %s needs a window larger than the limit of %d bytes: not decompressed past byte %d",
+				s.what, s.window, s.out)}
+	}
+	kind, verb := facts.IssueCorrupt, "is corrupt"
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		kind, verb = facts.IssueTruncated, "is truncated"
+	}
+	switch s.format {
+	case "tar", "zip":
+		return &streamError{kind: kind,
+			msg: fmt.Sprintf("%s entry %s %s at byte %d (%v)", s.format, s.what, verb, s.out, err)}
+	}
+	return &streamError{kind: kind,
+		msg: fmt.Sprintf("%s stream of %s %s at byte %d of its decompressed output (%v)", s.format, s.what, verb, s.out, err)}
+}
+
+// entryReader is what the callback reads: it counts the bundle's total,
+// reports the first failure of the streams below naming the entry and the
+// offset in it, and returns errors that wrap ErrStream.
+type entryReader struct {
+	w    *walker
+	path string
+	r    io.Reader
+	off  int64
+	err  error
+	// tail is set when the reader drains a container past its last entry.
+	tail bool
+}
+
+func (er *entryReader) Read(p []byte) (int, error) {
+	if er.err != nil {
+		return 0, er.err
+	}
+	w := er.w
+	left := w.opts.MaxTotalBytes - w.total
+	if left < 0 {
+		left = 0
+	}
+	// One byte more than the budget tells a stream that ends right at the
+	// limit from one that goes past it.
+	if lim := left + 1; int64(len(p)) > lim {
+		p = p[:lim]
+	}
+	n, err := er.r.Read(p)
+	if int64(n) > left {
+		n = int(left)
+		w.total += int64(n)
+		er.off += int64(n)
+		w.stop = true
+		er.fail(&streamError{kind: facts.IssueSizeLimit,
+			msg: fmt.Sprintf("the bundle's decompressed size passed the limit of %d bytes in entry %s at byte %d: reading stopped there; the entries before it were delivered",
+				w.opts.MaxTotalBytes, er.path, er.off)})
+		return n, er.err
+	}
+	w.total += int64(n)
+	er.off += int64(n)
+	if err != nil && err != io.EOF {
+		er.fail(err)
+		return n, er.err
+	}
+	return n, err
+}
+
+// fail reports err once, on the entry, and makes it the reader's sticky
+// error.
+func (er *entryReader) fail(err error) {
+	var se *streamError
+	if !errors.As(err, &se) {
+		se = &streamError{kind: facts.IssueUnreadable,
+			msg: fmt.Sprintf("reading %s failed at byte %d: %v", er.path, er.off, err)}
+	}
+	if !se.reported {
+		se.reported = true
+		msg := se.msg
+		switch {
+		case er.tail:
+			msg += fmt.Sprintf("; it broke after the last entry of %s, all entries were read", er.path)
+		case se.kind != facts.IssueSizeLimit && se.kind != facts.IssueUnreadable:
+			msg += fmt.Sprintf("; in entry %s it broke at byte %d, the bytes before were kept", er.path, er.off)
+		}
+		er.w.issue(er.path, se.kind, "%s", msg)
+	}
+	er.err = fmt.Errorf("%s: %w", er.path, se)
+}
+
+// errReader fails at once; it is the content of an entry that exists but
+// cannot be read, so that the entry is still listed with its issue.
+type errReader struct{ err error }
+
+func (r errReader) Read([]byte) (int, error) { return 0, r.err }

@@ -1,0 +1,132 @@
+package bundle
+
+import (
+	"archive/zip"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+
+	"github.com/coroner-dev/coroner/parser/facts"
+)
+
+// maxLinkTarget bounds what is read of a zip symlink's target.
+const maxLinkTarget = 4096
+
+// walkZipStream reads a zip that does not sit in a file. A zip is read from
+// its end, so it is held in memory, within opts.MaxInMemory.
+func (w *walker) walkZipStream(r io.Reader, p parent) {
+	er := &entryReader{w: w, path: p.name, r: r}
+	buf, err := io.ReadAll(io.LimitReader(er, w.opts.MaxInMemory+1))
+	if err != nil {
+		return // reported by the entry reader
+	}
+	if int64(len(buf)) > w.opts.MaxInMemory {
+		w.issue(p.name, facts.IssueSizeLimit,
+			"zip archive %s does not sit in a file and is larger than the in-memory limit of %d bytes: skipped",
+			p.name, w.opts.MaxInMemory)
+		return
+	}
+	w.walkZipAt(bytes.NewReader(buf), int64(len(buf)), p)
+}
+
+func (w *walker) walkZipAt(ra io.ReaderAt, size int64, p parent) {
+	zr, err := openZip(ra, size)
+	if err != nil && !errors.Is(err, zip.ErrInsecurePath) {
+		kind := facts.IssueCorrupt
+		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, zip.ErrFormat) {
+			// A zip's directory sits at its end: a cut zip loses it first.
+			kind = facts.IssueTruncated
+		}
+		w.issue(p.name, kind, "zip archive %s cannot be read (%v; truncated or corrupt): none of its entries were delivered",
+			p.name, err)
+		return
+	}
+	w.walkZip(zr, p)
+}
+
+func openZip(ra io.ReaderAt, size int64) (zr *zip.Reader, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			zr, err = nil, fmt.Errorf("zip reader failed: %v", r)
+		}
+	}()
+	return zip.NewReader(ra, size)
+}
+
+// walkZip delivers a zip's members in the order of its central directory.
+func (w *walker) walkZip(zr *zip.Reader, p parent) {
+	for _, f := range zr.File {
+		if w.stop {
+			return
+		}
+		mode := f.Mode()
+		if mode.IsDir() {
+			continue
+		}
+		name, why := cleanPath(f.Name)
+		path := p.prefix + name
+		if !w.count(path) {
+			return
+		}
+		if why != "" {
+			w.unsafePath(path, f.Name, why)
+		}
+		size := int64(-1)
+		if f.UncompressedSize64 <= math.MaxInt64 {
+			size = int64(f.UncompressedSize64)
+		}
+		e := &Entry{Path: path, Container: p.label, Size: size, ModTime: f.Modified}
+		switch {
+		case mode&fs.ModeSymlink != 0:
+			e.Size = 0
+			w.link(e, true, zipLinkTarget(f))
+		case !mode.IsRegular():
+			w.issue(path, facts.IssueUnreadable, "%s is not a regular file (mode %v): skipped", path, mode)
+		default:
+			rc, err := openZipFile(f)
+			if err != nil {
+				kind := facts.IssueCorrupt
+				if errors.Is(err, zip.ErrAlgorithm) {
+					kind = facts.IssueUnreadable
+				}
+				w.unreadable(e, kind, "zip entry %s cannot be opened (%v)", path, err)
+				continue
+			}
+			compressed := int64(math.MaxInt64)
+			if f.CompressedSize64 <= math.MaxInt64 {
+				compressed = int64(f.CompressedSize64)
+			}
+			st := &stage{r: rc, in: func() int64 { return compressed }, format: "zip", what: path, maxRatio: w.opts.MaxRatio}
+			w.open(p, e, st, nil, size, false)
+			_ = rc.Close()
+		}
+	}
+}
+
+func openZipFile(f *zip.File) (rc io.ReadCloser, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			rc, err = nil, fmt.Errorf("zip reader failed: %v", r)
+		}
+	}()
+	return f.Open()
+}
+
+// zipLinkTarget reads a zip symlink's target, which is its content.
+func zipLinkTarget(f *zip.File) (target string) {
+	defer func() {
+		if r := recover(); r != nil {
+			target = "(unreadable)"
+		}
+	}()
+	rc, err := openZipFile(f)
+	if err != nil {
+		return "(unreadable)"
+	}
+	defer rc.Close()
+	b, _ := io.ReadAll(io.LimitReader(rc, maxLinkTarget))
+	return string(b)
+}
