@@ -1,0 +1,392 @@
+package rules
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/coroner-dev/coroner/parser/facts"
+)
+
+// Helpers the rules share. They answer questions of the facts that several
+// rules ask, so that each rule file holds only its own reasoning.
+
+// ProcSnapshots returns the process snapshots in time order (unknown times
+// last, in bundle order).
+func (idx *Index) ProcSnapshots() []*facts.ProcSnapshot {
+	out := append([]*facts.ProcSnapshot(nil), idx.Facts.Procs...)
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i].At, out[j].At
+		if a.IsZero() != b.IsZero() {
+			return !a.IsZero()
+		}
+		return a.Before(b)
+	})
+	return out
+}
+
+// LatestProcs returns the latest process snapshot, preferring one with ppids
+// when two were taken at the same time (ps -eo over ps aux), or nil.
+func (idx *Index) LatestProcs() *facts.ProcSnapshot {
+	snaps := idx.ProcSnapshots()
+	var best *facts.ProcSnapshot
+	for _, s := range snaps {
+		if best == nil {
+			best = s
+			continue
+		}
+		if s.At.After(best.At.Add(5 * time.Second)) {
+			best = s
+			continue
+		}
+		if !s.At.Before(best.At.Add(-5*time.Second)) && snapshotRichness(s) > snapshotRichness(best) {
+			best = s
+		}
+	}
+	return best
+}
+
+func snapshotRichness(s *facts.ProcSnapshot) int {
+	n := 0
+	for _, p := range s.Procs {
+		if p.PPID > 0 {
+			n += 2
+		}
+		if !p.Start.IsZero() {
+			n++
+		}
+		break
+	}
+	return n + len(s.Procs)/1000
+}
+
+// ServerProcs returns the inference-server processes of a snapshot.
+func ServerProcs(s *facts.ProcSnapshot) []*facts.Process {
+	if s == nil {
+		return nil
+	}
+	var out []*facts.Process
+	for _, p := range s.Procs {
+		if p.Role.IsServer() && !p.Defunct {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Workers returns the server processes that do the GPU work: SGLang
+// schedulers, vLLM engine cores and workers; else every server process.
+func Workers(s *facts.ProcSnapshot) []*facts.Process {
+	var out []*facts.Process
+	for _, p := range ServerProcs(s) {
+		switch p.Role {
+		case facts.RoleSGLangScheduler, facts.RoleVLLMWorker, facts.RoleVLLMEngineCore:
+			out = append(out, p)
+		}
+	}
+	if len(out) == 0 {
+		return ServerProcs(s)
+	}
+	return out
+}
+
+// SameProcess finds p in another snapshot by pid and start (or title).
+func SameProcess(s *facts.ProcSnapshot, p *facts.Process) *facts.Process {
+	q := s.ByPID(p.PID)
+	if q == nil {
+		return nil
+	}
+	if !p.Start.IsZero() && !q.Start.IsZero() && absDur(p.Start.Sub(q.Start)) > time.Minute {
+		return nil // the pid was reused
+	}
+	return q
+}
+
+func absDur(d time.Duration) time.Duration {
+	if d < 0 {
+		return -d
+	}
+	return d
+}
+
+// GPUSnapshots returns the GPU snapshots in time order.
+func (idx *Index) GPUSnapshots() []*facts.GPUSnapshot {
+	out := append([]*facts.GPUSnapshot(nil), idx.Facts.GPUs...)
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i].At, out[j].At
+		if a.IsZero() != b.IsZero() {
+			return !a.IsZero()
+		}
+		return a.Before(b)
+	})
+	return out
+}
+
+// LatestGPUs returns the latest GPU snapshot that holds utilization, or nil.
+func (idx *Index) LatestGPUs() *facts.GPUSnapshot {
+	var best *facts.GPUSnapshot
+	for _, s := range idx.GPUSnapshots() {
+		has := false
+		for _, g := range s.GPUs {
+			has = has || g.UtilGPU.OK || g.MemUsedMiB.OK
+		}
+		if has {
+			best = s
+		}
+	}
+	return best
+}
+
+// GPUInfo is one GPU as all snapshots together describe it.
+type GPUInfo struct {
+	Index   int
+	BusID   string
+	Name    string
+	Arch    string
+	CC      string
+	CCFrom  string
+	Src     facts.Source // where the name was read
+	MemMiB  float64
+	Drivers string
+}
+
+// Inventory merges the GPUs of every snapshot and `nvidia-smi -L` by bus id,
+// uuid or index.
+func (idx *Index) Inventory() []GPUInfo {
+	var out []GPUInfo
+	find := func(g *facts.GPU) *GPUInfo {
+		for i := range out {
+			o := &out[i]
+			if (g.BusID != "" && o.BusID == g.BusID) || (g.BusID == "" && g.Index >= 0 && o.Index == g.Index) {
+				return o
+			}
+		}
+		return nil
+	}
+	for _, s := range idx.Facts.GPUs {
+		for _, g := range s.GPUs {
+			o := find(g)
+			if o == nil {
+				out = append(out, GPUInfo{Index: g.Index, BusID: g.BusID})
+				o = &out[len(out)-1]
+			}
+			if o.Name == "" && g.Name != "" {
+				o.Name, o.Src = g.Name, g.Src
+			}
+			if o.Index < 0 && g.Index >= 0 {
+				o.Index = g.Index
+			}
+			if (o.CC == "" || o.CCFrom == "name") && g.CC != "" {
+				o.CC, o.CCFrom = g.CC, g.CCFrom
+			}
+			if o.Arch == "" {
+				o.Arch = g.Arch
+			}
+			if g.MemTotalMiB.OK {
+				o.MemMiB = g.MemTotalMiB.V
+			}
+			if s.Driver != "" {
+				o.Drivers = s.Driver
+			}
+		}
+	}
+	if len(out) == 0 {
+		for _, e := range idx.Facts.GPUList {
+			out = append(out, GPUInfo{Index: e.Index, Name: e.Name, Src: e.Src})
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Index < out[j].Index })
+	return out
+}
+
+// Setting returns the first setting with one of the keys, preferring what
+// the engine logged it used (server-args, non-default-args) over the launch
+// command.
+func (idx *Index) Setting(keys ...string) (*facts.Setting, bool) {
+	for _, from := range []string{"server-args", "non-default-args", "cmdline", ""} {
+		for _, s := range idx.Facts.Settings {
+			if from != "" && s.From != from {
+				continue
+			}
+			for _, k := range keys {
+				if s.Key == k {
+					return s, true
+				}
+			}
+		}
+	}
+	return nil, false
+}
+
+// Settings returns every setting with one of the keys.
+func (idx *Index) Settings(keys ...string) []*facts.Setting {
+	var out []*facts.Setting
+	for _, s := range idx.Facts.Settings {
+		for _, k := range keys {
+			if s.Key == k {
+				out = append(out, s)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// Env returns the value of an environment variable from any source.
+func (idx *Index) Env(name string) (*facts.EnvVar, bool) {
+	for _, e := range idx.Facts.Env {
+		if e.Name == name {
+			return e, true
+		}
+	}
+	return nil, false
+}
+
+// Engine is the engine the logs or the launch command name.
+func (idx *Index) Engine() facts.Engine {
+	for _, l := range idx.Facts.Logs {
+		if l.Engine != facts.EngineUnknown {
+			return l.Engine
+		}
+	}
+	for _, c := range idx.Facts.Cmds {
+		if c.Engine != facts.EngineUnknown {
+			return c.Engine
+		}
+	}
+	for _, s := range idx.Facts.Procs {
+		for _, p := range s.Procs {
+			switch {
+			case strings.HasPrefix(string(p.Role), "sglang"):
+				return facts.EngineSGLang
+			case strings.HasPrefix(string(p.Role), "vllm"):
+				return facts.EngineVLLM
+			}
+		}
+	}
+	return facts.EngineUnknown
+}
+
+// LogActivity is the last sign of life of a log: its last stamped line, or
+// later, the estimated end of a progress bar that ran after it (a bar's
+// elapsed time counts from its first state).
+type LogActivity struct {
+	Time time.Time
+	Src  facts.Source
+	Text string
+}
+
+// LastActivity returns the last sign of life of a log.
+func LastActivity(l *facts.Log) LogActivity {
+	a := LogActivity{Time: l.LastTime, Src: l.LastSrc}
+	for _, pl := range l.Procs {
+		if pl.LastTime.Equal(l.LastTime) && pl.LastSrc.Line > 0 {
+			a.Src, a.Text = pl.LastSrc, pl.LastMsg
+		}
+	}
+	for _, b := range l.Bars {
+		if b.Time.IsZero() {
+			continue
+		}
+		end := b.Time
+		if b.Elapsed > 0 {
+			end = b.Time.Add(time.Duration(b.Elapsed * float64(time.Second)))
+		}
+		if end.After(a.Time) {
+			a = LogActivity{Time: end, Src: b.Src, Text: barText(b)}
+		}
+	}
+	return a
+}
+
+func barText(b *facts.ProgressBar) string {
+	s := b.Desc
+	if b.Detail != "" {
+		s += " (" + b.Detail + ")"
+	}
+	return fmt.Sprintf("%s: %d/%d [%s elapsed]", s, b.N, b.Total, humanDuration(time.Duration(b.Elapsed*float64(time.Second))))
+}
+
+// MainLog returns the server log with the most lines, or nil.
+func (idx *Index) MainLog() *facts.Log {
+	var best *facts.Log
+	for _, l := range idx.Facts.Logs {
+		if best == nil || l.Lines > best.Lines || (best.Engine == facts.EngineUnknown && l.Engine != facts.EngineUnknown) {
+			best = l
+		}
+	}
+	return best
+}
+
+// ProcTimelineOf returns the timeline of a process key.
+func (idx *Index) ProcTimelineOf(key string) *ProcTimeline {
+	for _, p := range idx.Procs {
+		if p.Key == key {
+			return p
+		}
+	}
+	return nil
+}
+
+// Lines counts the lines of all server logs.
+func (idx *Index) Lines() int {
+	n := 0
+	for _, l := range idx.Facts.Logs {
+		n += l.Lines
+	}
+	return n
+}
+
+// FirstEvent returns the first event of the given types in any log.
+func (idx *Index) FirstEvent(types ...facts.EventType) *facts.LogEvent {
+	for _, l := range idx.Facts.Logs {
+		if es := l.EventsOf(types...); len(es) > 0 {
+			return es[0]
+		}
+	}
+	return nil
+}
+
+// Events returns every event of the given types across logs, in log order.
+func (idx *Index) Events(types ...facts.EventType) []*facts.LogEvent {
+	var out []*facts.LogEvent
+	for _, l := range idx.Facts.Logs {
+		out = append(out, l.EventsOf(types...)...)
+	}
+	return out
+}
+
+// Ev cites a log event.
+func Ev(e *facts.LogEvent) Evidence {
+	return Evidence{Src: e.Src, Text: e.Msg}
+}
+
+// EvProc cites a process row.
+func EvProc(p *facts.Process) Evidence {
+	title := p.Args
+	if title == "" {
+		title = p.Comm
+	}
+	if len(title) > 160 {
+		title = title[:160] + "..."
+	}
+	return Evidence{Src: p.Src, Text: fmt.Sprintf("pid %d ppid %d %s cpu %s rss %s: %s", p.PID, p.PPID, p.Stat,
+		fmtCPU(p.CPUTime), fmtKB(p.RSSKB), title)}
+}
+
+func fmtCPU(d time.Duration) string {
+	m := int(d / time.Minute)
+	s := int(d%time.Minute) / int(time.Second)
+	return fmt.Sprintf("%d:%02d", m, s)
+}
+
+func fmtKB(kb int64) string {
+	switch {
+	case kb >= 1<<20:
+		return fmt.Sprintf("%.1f GiB", float64(kb)/(1<<20))
+	case kb >= 1<<10:
+		return fmt.Sprintf("%.0f MiB", float64(kb)/(1<<10))
+	}
+	return fmt.Sprintf("%d KiB", kb)
+}
