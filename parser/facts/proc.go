@@ -45,7 +45,9 @@ func (r Role) IsCompile() bool {
 
 // ProcSnapshot is one `ps` or `top` capture.
 type ProcSnapshot struct {
-	Src Source `json:"src"` // the file, line 0
+	// Src is the file and the line where the snapshot starts (its header,
+	// or top's first line), so that several snapshots of one file differ.
+	Src Source `json:"src"`
 	// At is the capture time; AtFrom says what evidence gave it.
 	At     time.Time  `json:"at,omitzero"`
 	AtFrom string     `json:"at_from,omitempty"`
@@ -54,6 +56,52 @@ type ProcSnapshot struct {
 	// Host facts top prints in its header (load average, uptime, memory), if any.
 	Uptime  time.Duration `json:"uptime,omitempty"`
 	LoadAvg [3]float64    `json:"load_avg,omitempty"`
+	// TimeOfDay is the wall-clock time top prints in its first line
+	// ("04:27:21"), as printed. It has no date and no zone, so At stays zero
+	// unless other evidence (a capture stamp, a date line) gives the day.
+	TimeOfDay string `json:"time_of_day,omitempty"`
+	// Users is the user count of top's first line, -1 when not printed.
+	Users int `json:"users,omitempty"`
+	// Tasks, CPU and Mem are top's summary lines; nil when absent.
+	Tasks *TaskCounts `json:"tasks,omitempty"`
+	CPU   *CPUSummary `json:"cpu,omitempty"`
+	Mem   *MemSummary `json:"mem,omitempty"`
+}
+
+// TaskCounts is top's "Tasks:" line. DSleep is -1 before procps 4.0.5, which
+// counted D-state tasks among the sleeping ones.
+type TaskCounts struct {
+	Total    int `json:"total"`
+	Running  int `json:"running"`
+	Sleeping int `json:"sleeping"`
+	DSleep   int `json:"d_sleep"`
+	Stopped  int `json:"stopped"`
+	Zombie   int `json:"zombie"`
+}
+
+// CPUSummary is top's "%Cpu(s):" line, in percent of all CPUs.
+type CPUSummary struct {
+	User    float64 `json:"us"`
+	System  float64 `json:"sy"`
+	Nice    float64 `json:"ni"`
+	Idle    float64 `json:"id"`
+	IOWait  float64 `json:"wa"`
+	HardIRQ float64 `json:"hi"`
+	SoftIRQ float64 `json:"si"`
+	Steal   float64 `json:"st"`
+}
+
+// MemSummary is top's memory and swap lines in KiB, whatever unit top
+// printed (KiB, MiB, GiB ...). Fields top did not print are -1.
+type MemSummary struct {
+	TotalKB     int64 `json:"total_kb"`
+	FreeKB      int64 `json:"free_kb"`
+	UsedKB      int64 `json:"used_kb"`
+	BuffCacheKB int64 `json:"buff_cache_kb"`
+	AvailKB     int64 `json:"avail_kb"`
+	SwapTotalKB int64 `json:"swap_total_kb"`
+	SwapFreeKB  int64 `json:"swap_free_kb"`
+	SwapUsedKB  int64 `json:"swap_used_kb"`
 }
 
 // Process is one row of a process snapshot. Fields the format lacks are zero;
@@ -86,11 +134,21 @@ type Process struct {
 	// Depth is the forest indentation level (ps auxf, ps -eo ... f), -1 if none.
 	Depth int  `json:"depth"`
 	Role  Role `json:"role,omitempty"`
+	// Name is the program: the base name of the first word of Args (a
+	// kernel thread's name without brackets, a title such as
+	// "sglang::scheduler_TP0" as is), or Comm when Args is absent.
+	Name string `json:"name,omitempty"`
+	// Nice, Priority (PR/PRI, "rt" for real-time) and SHRKB are set when the
+	// format has them (top, ps -l, ps -o ni,pri).
+	Nice     int    `json:"nice,omitempty"`
+	Priority string `json:"priority,omitempty"`
+	SHRKB    int64  `json:"shr_kb,omitempty"`
 	// Rank is parsed from the title (sglang::scheduler_DP0_TP3, VLLM::Worker_TP2).
 	Rank    Rank   `json:"-"`
 	RankTag string `json:"rank,omitempty"`
 	Defunct bool   `json:"defunct,omitempty"`
 	// Has lists the columns the snapshot had, by ps keyword (pid, ppid, rss...).
+	// All processes of a snapshot share one map: read it, never write it.
 	Has map[string]bool `json:"-"`
 }
 
@@ -145,6 +203,89 @@ func (s *ProcSnapshot) Ancestors(pid int) []*Process {
 		if p != nil {
 			out = append(out, p)
 		}
+	}
+	return out
+}
+
+// Filter returns the processes for which keep is true, in snapshot order.
+func (s *ProcSnapshot) Filter(keep func(*Process) bool) []*Process {
+	var out []*Process
+	for _, p := range s.Procs {
+		if keep(p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// ByRole returns the processes of the given roles, in snapshot order.
+func (s *ProcSnapshot) ByRole(roles ...Role) []*Process {
+	return s.Filter(func(p *Process) bool {
+		for _, r := range roles {
+			if p.Role == r {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// ProcDelta is how one process changed between two snapshots.
+type ProcDelta struct {
+	PID           int
+	Before, After *Process
+	// CPU is the CPU time the process burned between the snapshots; Wall the
+	// time between them (zero when either snapshot has no time).
+	CPU  time.Duration
+	Wall time.Duration
+	// StateChanged is true when the state letter differs (S -> R, R -> D ...).
+	StateChanged bool
+}
+
+// SameProcess reports whether two rows are the same process rather than a
+// reused pid: the pid matches and so do the start time (or START column)
+// and the command, where both rows have them.
+func SameProcess(a, b *Process) bool {
+	if a.PID != b.PID {
+		return false
+	}
+	if !a.Start.IsZero() && !b.Start.IsZero() {
+		d := a.Start.Sub(b.Start)
+		if d < -time.Second || d > time.Second {
+			return false
+		}
+	} else if a.StartRaw != "" && b.StartRaw != "" && a.StartRaw != b.StartRaw {
+		return false
+	}
+	// A title set by setproctitle replaces argv, so a changed command alone
+	// is no proof of reuse; a changed program name is.
+	return a.Name == "" || b.Name == "" || a.Name == b.Name || a.Role.IsServer() || b.Role.IsServer()
+}
+
+// Deltas pairs the processes of an earlier and a later snapshot that are the
+// same process, in the order of the later snapshot. A CPU time that went
+// down by more than a second (formats print it with different precision:
+// top in hundredths, ps in seconds) means the pair is not the same process
+// and is left out.
+func Deltas(before, after *ProcSnapshot) []ProcDelta {
+	idx := make(map[int]*Process, len(before.Procs))
+	for _, p := range before.Procs {
+		if _, dup := idx[p.PID]; !dup {
+			idx[p.PID] = p
+		}
+	}
+	var wall time.Duration
+	if !before.At.IsZero() && !after.At.IsZero() {
+		wall = after.At.Sub(before.At)
+	}
+	var out []ProcDelta
+	for _, a := range after.Procs {
+		b := idx[a.PID]
+		if b == nil || !SameProcess(b, a) || a.CPUTime < b.CPUTime-time.Second {
+			continue
+		}
+		out = append(out, ProcDelta{PID: a.PID, Before: b, After: a, CPU: max(a.CPUTime-b.CPUTime, 0),
+			Wall: wall, StateChanged: a.State != b.State})
 	}
 	return out
 }
