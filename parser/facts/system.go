@@ -35,6 +35,13 @@ type KernelEvent struct {
 	Text  string `json:"text"`
 	// Cgroup is set for a memory-cgroup OOM (constraint=CONSTRAINT_MEMCG).
 	Cgroup string `json:"cgroup,omitempty"`
+	// Constraint is the OOM killer's constraint (CONSTRAINT_NONE,
+	// CONSTRAINT_MEMCG, CONSTRAINT_CPUSET, CONSTRAINT_MEMORY_POLICY).
+	Constraint string `json:"constraint,omitempty"`
+	// UUID is the GPU's UUID when the line names it (NVRM: GPU at PCI:... GPU-...).
+	UUID string `json:"uuid,omitempty"`
+	// Fatal is set for an SXid or NVLink line that says "Fatal".
+	Fatal bool `json:"fatal,omitempty"`
 }
 
 // MemSnapshot is /proc/meminfo or `free`. Values in KiB; absent ones are not OK.
@@ -101,6 +108,11 @@ type Cmdline struct {
 	Engine Engine `json:"engine,omitempty"`
 	// Flags maps a snake_case flag name to its value ("true" for a bare flag).
 	Flags map[string]string `json:"flags,omitempty"`
+	// EndLine is the last line of a command continued with backslashes.
+	EndLine int `json:"end_line,omitempty"`
+	// Container holds the `docker run` / `podman run` options that shape the
+	// server's sandbox, snake_case (image, shm_size, ipc, gpus, network ...).
+	Container map[string]string `json:"container,omitempty"`
 }
 
 // Probe is the result of one health probe of the server.
@@ -127,6 +139,13 @@ type PyStack struct {
 	Idle   bool     `json:"idle,omitempty"`
 	Frames []Frame  `json:"frames"` // innermost first, as py-spy prints
 	Native []string `json:"native,omitempty"`
+	// TID is the thread id as py-spy printed it (decimal OS id or 0x... handle).
+	TID string `json:"tid,omitempty"`
+	// GIL is set when the thread held the GIL ("active+gil").
+	GIL bool `json:"gil,omitempty"`
+	// Error is what py-spy printed instead of a stack (permission denied,
+	// process gone); Thread and Frames are then empty.
+	Error string `json:"error,omitempty"`
 }
 
 // Artifact is one record of a coroner manifest: how an artifact was captured.
