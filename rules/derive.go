@@ -21,6 +21,9 @@ type Index struct {
 	// else the last log line. Silences are measured up to it.
 	Latest     time.Time
 	LatestFrom facts.Source
+	// Catalog is the signature catalog in use; SigMatches where it matched.
+	Catalog    []*Signature
+	SigMatches []SigMatch
 	// StalledFor is set by the stall analysis: how long the run has been
 	// silent while its processes were alive.
 	StalledFor time.Duration
@@ -44,9 +47,13 @@ func (s Span) Duration() time.Duration {
 	return s.End.Sub(s.Start)
 }
 
-// Derive computes the index.
-func Derive(f *facts.Facts) *Index {
-	idx := &Index{Facts: f, Kinds: map[facts.Kind]int{}}
+// Derive computes the index. catalog is the signature catalog to match
+// (nil: the built-in one).
+func Derive(f *facts.Facts, catalog []*Signature) *Index {
+	if catalog == nil {
+		catalog = BuiltinCatalog()
+	}
+	idx := &Index{Facts: f, Kinds: map[facts.Kind]int{}, Catalog: catalog}
 	for _, s := range f.Sources {
 		idx.Kinds[s.Kind]++
 	}
@@ -55,6 +62,7 @@ func Derive(f *facts.Facts) *Index {
 	for _, pt := range idx.Procs {
 		idx.Timeline = append(idx.Timeline, pt.Spans...)
 	}
+	idx.SigMatches = matchCatalog(f, catalog)
 	return idx
 }
 
@@ -95,6 +103,38 @@ func (idx *Index) latest() {
 	for _, l := range idx.Facts.Logs {
 		consider(l.LastTime, l.LastSrc)
 	}
+}
+
+// PhaseAt returns the phase the process that wrote a log line was in at
+// that line, or the run's phase when the line's process has no timeline.
+func (idx *Index) PhaseAt(l *facts.Log, proc facts.Proc, line int) Phase {
+	var best Phase
+	for _, pt := range idx.Procs {
+		if pt.Log != l || pt.Proc == nil || pt.Proc.Proc.Key() != proc.Key() {
+			continue
+		}
+		for _, s := range pt.Spans {
+			if s.Evidence.Line <= line {
+				best = s.Phase
+			}
+		}
+		if best != "" {
+			return best
+		}
+	}
+	// The line's process printed no milestone: use the furthest phase any
+	// process of the log had reached by then.
+	for _, pt := range idx.Procs {
+		if pt.Log != l {
+			continue
+		}
+		for _, s := range pt.Spans {
+			if s.Evidence.Line <= line && s.Phase.Order() > best.Order() {
+				best = s.Phase
+			}
+		}
+	}
+	return best
 }
 
 // RunPhase is the furthest phase any process reached.

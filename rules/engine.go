@@ -167,6 +167,8 @@ type Result struct {
 type Options struct {
 	// Rules to run; nil means every registered rule.
 	Rules []*Rule
+	// Catalog of signatures; nil means the built-in catalog.
+	Catalog []*Signature
 }
 
 // Run derives the index and runs the rules. It never fails: a rule that
@@ -176,7 +178,7 @@ func Run(f *facts.Facts, opts Options) *Result {
 	if rs == nil {
 		rs = Registered()
 	}
-	idx := Derive(f)
+	idx := Derive(f, opts.Catalog)
 	res := &Result{Index: idx, Timeline: idx.Timeline}
 	for _, r := range rs {
 		p := &Pass{Facts: f, Index: idx, Rule: r}

@@ -1,0 +1,204 @@
+package rules
+
+import (
+	_ "embed"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/goccy/go-yaml"
+
+	"github.com/coroner-dev/coroner/parser/facts"
+)
+
+//go:embed catalog/signatures.yaml
+var builtinCatalog []byte
+
+// Signature is a known error text and what it means. The catalog is data
+// (catalog/signatures.yaml, embedded), so that adding a signature needs no
+// code, and users add their own with --rules.
+type Signature struct {
+	ID         string   `yaml:"id"`
+	Pattern    string   `yaml:"pattern"`
+	Category   Category `yaml:"category"`
+	Severity   Severity `yaml:"severity"`
+	Confidence float64  `yaml:"confidence"`
+	Outcome    Outcome  `yaml:"outcome"`
+	Title      string   `yaml:"title"`
+	Remedy     string   `yaml:"remedy"`
+	References []string `yaml:"references"`
+	Affected   string   `yaml:"affected"`
+	Fixed      string   `yaml:"fixed"`
+	// Owner names the rule that reports this signature; empty means the
+	// generic signature rule does.
+	Owner string `yaml:"owner"`
+	// Where says where the signature was defined (file:line), for messages.
+	Where string `yaml:"-"`
+
+	re *regexp.Regexp
+}
+
+// Match reports whether text holds the signature.
+func (s *Signature) Match(text string) bool { return s.re.MatchString(text) }
+
+// BuiltinCatalog returns the embedded catalog. It is validated by tests, so
+// an error here is a build defect.
+func BuiltinCatalog() []*Signature {
+	sigs, err := ParseCatalog(builtinCatalog, "catalog/signatures.yaml")
+	if err != nil {
+		panic(err)
+	}
+	return sigs
+}
+
+// ParseCatalog reads a catalog and validates every entry, reporting all
+// problems at once with file:line.
+func ParseCatalog(data []byte, file string) ([]*Signature, error) {
+	var sigs []*Signature
+	if err := yaml.UnmarshalWithOptions(data, &sigs, yaml.Strict()); err != nil {
+		return nil, fmt.Errorf("%s: %s", file, yaml.FormatError(err, false, false))
+	}
+	lines := entryLines(data)
+	var errs []error
+	seen := map[string]bool{}
+	for i, s := range sigs {
+		s.Where = file
+		if i < len(lines) {
+			s.Where = fmt.Sprintf("%s:%d", file, lines[i])
+		}
+		var probs []string
+		if !idRE.MatchString(s.ID) {
+			probs = append(probs, fmt.Sprintf("id %q is not kebab-case", s.ID))
+		}
+		if seen[s.ID] {
+			probs = append(probs, fmt.Sprintf("id %q defined twice", s.ID))
+		}
+		seen[s.ID] = true
+		re, err := regexp.Compile(s.Pattern)
+		if err != nil || s.Pattern == "" {
+			probs = append(probs, fmt.Sprintf("pattern: %v", errOr(err, "empty")))
+		}
+		s.re = re
+		if !s.Category.Valid() {
+			probs = append(probs, fmt.Sprintf("category %q is not in the taxonomy", s.Category))
+		}
+		if s.Severity == "" {
+			s.Severity = SeverityError
+		}
+		if s.Severity.Rank() < 0 {
+			probs = append(probs, fmt.Sprintf("severity %q is not critical, error, warning or info", s.Severity))
+		}
+		if s.Confidence <= 0 || s.Confidence > 1 {
+			probs = append(probs, fmt.Sprintf("confidence %v is not in (0, 1]", s.Confidence))
+		}
+		if s.Outcome != "" {
+			if _, ok := outcomePriority[s.Outcome]; !ok {
+				probs = append(probs, fmt.Sprintf("outcome %q is not in the taxonomy", s.Outcome))
+			}
+		}
+		if strings.TrimSpace(s.Title) == "" {
+			probs = append(probs, "empty title")
+		}
+		if len(probs) > 0 {
+			errs = append(errs, fmt.Errorf("%s: signature %s: %s", s.Where, s.ID, strings.Join(probs, "; ")))
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return sigs, nil
+}
+
+func errOr(err error, s string) string {
+	if err != nil {
+		return err.Error()
+	}
+	return s
+}
+
+// entryLines returns the line of each top-level "- " list item.
+func entryLines(data []byte) []int {
+	var out []int
+	for i, l := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(l, "- ") {
+			out = append(out, i+1)
+		}
+	}
+	return out
+}
+
+// SigMatch is one place a signature matched.
+type SigMatch struct {
+	Sig  *Signature
+	Src  facts.Source
+	Text string
+	Time time.Time
+	// Event is the log event matched (nil for a kernel line); Log its log.
+	Event *facts.LogEvent
+	Log   *facts.Log
+	// AfterShutdown is set when the line comes after the server was told to
+	// stop: errors then are shutdown noise, not the cause of anything.
+	AfterShutdown bool
+}
+
+// matchCatalog runs every signature over the recognized log events, the
+// traceback exception lines and the kernel log.
+func matchCatalog(f *facts.Facts, sigs []*Signature) []SigMatch {
+	var out []SigMatch
+	for _, l := range f.Logs {
+		shutdownLine := 0
+		for _, e := range l.Events {
+			if e.Type == facts.EventShutdown {
+				shutdownLine = e.Src.Line
+				break
+			}
+		}
+		for _, e := range l.Events {
+			texts := []string{e.Msg}
+			if tb := e.Traceback; tb != nil {
+				texts = append(texts, tb.ExcType+": "+tb.ExcMsg)
+			}
+			if s := e.Str("first_exc_msg"); s != "" {
+				texts = append(texts, e.Str("first_exc_type")+": "+s)
+			}
+			for _, sig := range sigs {
+				for _, t := range texts {
+					if t != "" && sig.Match(t) {
+						out = append(out, SigMatch{Sig: sig, Src: e.Src, Text: t, Time: e.Time, Event: e, Log: l,
+							AfterShutdown: shutdownLine > 0 && e.Src.Line > shutdownLine})
+						break
+					}
+				}
+			}
+		}
+	}
+	for _, k := range f.Kernel {
+		for _, sig := range sigs {
+			if sig.Match(k.Text) {
+				out = append(out, SigMatch{Sig: sig, Src: k.Src, Text: k.Text, Time: k.Time})
+			}
+		}
+	}
+	return out
+}
+
+// Matches returns the catalog matches of the signatures with the given ids,
+// or of the given owner rule when ids is empty.
+func (idx *Index) Matches(owner string, ids ...string) []SigMatch {
+	var out []SigMatch
+	for _, m := range idx.SigMatches {
+		if len(ids) == 0 && m.Sig.Owner == owner {
+			out = append(out, m)
+			continue
+		}
+		for _, id := range ids {
+			if m.Sig.ID == id {
+				out = append(out, m)
+				break
+			}
+		}
+	}
+	return out
+}
