@@ -3,9 +3,13 @@ package parser
 import (
 	"github.com/coroner-dev/coroner/parser/capture"
 	"github.com/coroner-dev/coroner/parser/facts"
+	"github.com/coroner-dev/coroner/parser/kernlog"
+	"github.com/coroner-dev/coroner/parser/procs"
 )
 
 // formats lists every parser. Order breaks ties between equal sniff scores.
 var formats = []format{
 	{name: "capture-time", kinds: []facts.Kind{facts.KindCaptureTime}, sniff: capture.Sniff, parse: capture.Parse},
+	{name: "procs", kinds: []facts.Kind{facts.KindPS, facts.KindTop}, sniff: procs.Sniff, parse: procs.Parse},
+	{name: "kernlog", kinds: []facts.Kind{facts.KindKernelLog}, sniff: kernlog.Sniff, parse: kernlog.Parse},
 }
