@@ -35,8 +35,24 @@ type GPUSnapshot struct {
 	GPUs   []*GPU    `json:"gpus"`
 	// Procs are the compute processes (Processes block, --query-compute-apps, pmon).
 	Procs []*GPUProcess `json:"procs,omitempty"`
+	// ProcsListed is set when the dump lists processes, so that an empty
+	// Procs means "none" (a --query-gpu CSV or a -d selection lists none).
+	ProcsListed bool `json:"procs_listed,omitempty"`
 	// Incomplete is set when the dump stopped in the middle (a hung nvidia-smi).
 	Incomplete bool `json:"incomplete,omitempty"`
+	// Errors are the failures nvidia-smi printed instead of data ("Unable to
+	// determine the device handle for GPU ...: GPU is lost", "No devices were
+	// found", "NVIDIA-SMI has failed because it couldn't communicate with the
+	// NVIDIA driver"): evidence of a sick GPU or driver, not parse problems.
+	Errors []*GPUError `json:"errors,omitempty"`
+}
+
+// GPUError is one failure line nvidia-smi printed.
+type GPUError struct {
+	Src Source `json:"src"`
+	// BusID is the GPU the line names (normalized), "" if none.
+	BusID string `json:"bus_id,omitempty"`
+	Text  string `json:"text"`
 }
 
 // GPU is one GPU in one snapshot.
@@ -80,7 +96,31 @@ type GPU struct {
 	PCIeWidthMax Val `json:"pcie_width_max"`
 
 	MIG     bool   `json:"mig,omitempty"`
-	Persist string `json:"persistence,omitempty"`
+	Persist string `json:"persistence,omitempty"` // Enabled, Disabled
+
+	// ComputeMode is Default, Exclusive_Process or Prohibited (the table's
+	// "E. Process" is stored as Exclusive_Process).
+	ComputeMode string `json:"compute_mode,omitempty"`
+	// SMClockMaxMHz is the maximum SM clock, to measure clock reduction.
+	SMClockMaxMHz Val `json:"sm_clock_max_mhz"`
+	// PCIeReplays is "Replays Since Reset": a count above 0 points to PCIe
+	// signal problems.
+	PCIeReplays Val `json:"pcie_replays"`
+	// RecoveryAction is "GPU Recovery Action" (R580+), e.g. None; it replaced
+	// GPU Reset Status. ResetRequired/DrainRecommended are set from it too.
+	RecoveryAction string `json:"recovery_action,omitempty"`
+	// ClockEventsUS are the clock event reason counters (cumulative
+	// microseconds since driver load) by reason name: sw_power_cap,
+	// sync_boost, sw_thermal_slowdown, hw_thermal_slowdown,
+	// hw_power_brake_slowdown. The after-the-fact throttling evidence.
+	ClockEventsUS map[string]float64 `json:"clock_events_us,omitempty"`
+	// FabricState and FabricStatus are the NVSwitch fabric's registration
+	// (Completed/Success when healthy on HGX; In Progress, Not Started ...).
+	FabricState  string `json:"fabric_state,omitempty"`
+	FabricStatus string `json:"fabric_status,omitempty"`
+	// ReadErrors names the fields nvidia-smi printed as ERR!, Unknown Error or
+	// GPU is lost for this GPU ("fan", "temperature/gpu current temp" ...).
+	ReadErrors []string `json:"read_errors,omitempty"`
 }
 
 // GPUProcess is a process holding a GPU.
@@ -105,6 +145,15 @@ type Topology struct {
 	Links [][]string `json:"links"`
 	// NICs are the NIC labels, if any.
 	NICs []string `json:"nics,omitempty"`
+	// NICLinks[i][j] is the link between GPU i and NIC j.
+	NICLinks [][]string `json:"nic_links,omitempty"`
+	// NICDevices are the device names of the NICs ("mlx5_0"), from the NIC
+	// legend or the labels themselves on older drivers; "" when unknown.
+	NICDevices []string `json:"nic_devices,omitempty"`
+	// CPUAffinity and NUMAAffinity are the columns of the same names, per GPU
+	// ("0-31", "0"); nil when the matrix has none.
+	CPUAffinity  []string `json:"cpu_affinity,omitempty"`
+	NUMAAffinity []string `json:"numa_affinity,omitempty"`
 }
 
 // NVLinked reports whether any pair of distinct GPUs is connected by NVLink.

@@ -1,0 +1,169 @@
+package nvsmi
+
+import (
+	"bytes"
+	"regexp"
+
+	"github.com/coroner-dev/coroner/parser/facts"
+	"github.com/coroner-dev/coroner/parser/textio"
+)
+
+// MaxSnapshots bounds the snapshots kept from one source. A looping capture
+// (dmon, pmon, `-q -l 5`, `--query-gpu ... -l 1`) of a week holds millions of
+// samples; past the bound every other one is dropped and only every 2nd,
+// then 4th ... sample is kept, so the survivors still span the whole capture
+// evenly. The first and the last sample are always kept.
+const MaxSnapshots = 512
+
+// thinner keeps a bounded, evenly spaced selection of snapshots.
+type thinner struct {
+	kept   []*facts.GPUSnapshot
+	last   *facts.GPUSnapshot // the latest sample when it was not kept
+	stride int
+	seen   int
+}
+
+func (t *thinner) add(s *facts.GPUSnapshot) {
+	if t.stride == 0 {
+		t.stride = 1
+	}
+	if t.seen%t.stride == 0 {
+		t.kept = append(t.kept, s)
+		t.last = nil
+	} else {
+		t.last = s
+	}
+	t.seen++
+	if len(t.kept) > MaxSnapshots {
+		n := 0
+		for i := 0; i < len(t.kept); i += 2 {
+			t.kept[n] = t.kept[i]
+			n++
+		}
+		clear(t.kept[n:])
+		t.kept = t.kept[:n]
+		t.stride *= 2
+	}
+}
+
+// flush appends the kept snapshots to out.
+func (t *thinner) flush(out *facts.Facts) {
+	out.GPUs = append(out.GPUs, t.kept...)
+	if t.last != nil {
+		out.GPUs = append(out.GPUs, t.last)
+	}
+	t.kept, t.last = nil, nil
+}
+
+// maxIssues bounds the parse issues one source reports one by one; a binary
+// blob misdetected as nvidia-smi would otherwise report every line.
+const maxIssues = 100
+
+// rep reports parse issues, at most maxIssues one by one and then one
+// summary (done).
+type rep struct {
+	in       *textio.Input
+	n        int
+	lastLine int
+}
+
+func (r *rep) at(line int, kind facts.IssueKind, format string, args ...any) {
+	r.n++
+	if r.n <= maxIssues {
+		r.in.IssueAt(line, kind, format, args...)
+		return
+	}
+	r.lastLine = line
+}
+
+// here reports an issue at the current line.
+func (r *rep) here(kind facts.IssueKind, format string, args ...any) {
+	r.at(r.in.Line(), kind, format, args...)
+}
+
+func (r *rep) done() {
+	if r.n > maxIssues {
+		r.in.IssueAt(r.lastLine, facts.IssueMalformed, "%d more parse issues not listed (the last on this line)", r.n-maxIssues)
+	}
+}
+
+var busIDRe = regexp.MustCompile(`(?i)\b(?:[0-9a-f]{4,8}:)?[0-9a-f]{2}:[0-9a-f]{2}\.[0-9a-f]\b`)
+
+// errorPrefixes start the lines nvidia-smi prints instead of data when a GPU
+// or the driver is sick.
+var errorPrefixes = [][]byte{
+	[]byte("Unable to determine the device handle"),
+	[]byte("No devices were found"),
+	[]byte("NVIDIA-SMI has failed"),
+	[]byte("Failed to initialize NVML"),
+	[]byte("NVML library version"),
+	[]byte("Unable to query"),
+	[]byte("GPU access blocked by the operating system"),
+}
+
+// errorLine recognizes such a line and returns the bus id it names.
+func errorLine(line []byte) (busID string, ok bool) {
+	t := bytes.TrimSpace(line)
+	for _, p := range errorPrefixes {
+		if bytes.HasPrefix(t, p) {
+			if m := busIDRe.Find(t); m != nil {
+				busID = NormalizeBusID(string(m))
+			}
+			return busID, true
+		}
+	}
+	return "", false
+}
+
+// addError records an error line on the snapshot.
+func addError(s *facts.GPUSnapshot, src facts.Source, line []byte) {
+	id, _ := errorLine(line)
+	if len(s.Errors) < 64 {
+		s.Errors = append(s.Errors, &facts.GPUError{Src: src, BusID: id, Text: string(bytes.TrimSpace(line))})
+	}
+}
+
+// trimRight drops trailing blanks (the table pads its timestamp line).
+func trimRight(b []byte) []byte {
+	for len(b) > 0 && (b[len(b)-1] == ' ' || b[len(b)-1] == '\t' || b[len(b)-1] == '\r') {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
+// lowerInto appends the ASCII lower case of s to dst.
+func lowerInto(dst, s []byte) []byte {
+	for _, c := range s {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		dst = append(dst, c)
+	}
+	return dst
+}
+
+// span is the position of a field in its line, so that a multi-word field
+// (a GPU or process name) can be cut from the line with its inner blanks.
+type span struct{ s, e int }
+
+// spans splits b at runs of the separator bytes (blanks, and commas when
+// comma is set).
+func spans(dst []span, b []byte, comma bool) []span {
+	start := -1
+	for i := 0; i <= len(b); i++ {
+		sep := i == len(b)
+		if !sep {
+			c := b[i]
+			sep = c == ' ' || c == '\t' || comma && c == ','
+		}
+		if sep {
+			if start >= 0 {
+				dst = append(dst, span{start, i})
+				start = -1
+			}
+		} else if start < 0 {
+			start = i
+		}
+	}
+	return dst
+}
