@@ -21,12 +21,11 @@ type Index struct {
 	// else the last log line. Silences are measured up to it.
 	Latest     time.Time
 	LatestFrom facts.Source
+	// State is the run's condition before any reasoning about causes.
+	State State
 	// Catalog is the signature catalog in use; SigMatches where it matched.
 	Catalog    []*Signature
 	SigMatches []SigMatch
-	// StalledFor is set by the stall analysis: how long the run has been
-	// silent while its processes were alive.
-	StalledFor time.Duration
 }
 
 // Span is one phase of one process.
@@ -63,6 +62,7 @@ func Derive(f *facts.Facts, catalog []*Signature) *Index {
 		idx.Timeline = append(idx.Timeline, pt.Spans...)
 	}
 	idx.SigMatches = matchCatalog(f, catalog)
+	idx.deriveState()
 	return idx
 }
 

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/coroner-dev/coroner/parser/facts"
 )
@@ -91,6 +92,9 @@ type Finding struct {
 	// Cause marks a finding that names a cause of the outcome; findings that
 	// only describe the state (a stall, a crash) leave it false.
 	Cause bool `json:"-"`
+	// Stalled is how long the run has been silent while alive, for a
+	// finding that claims a hang.
+	Stalled time.Duration `json:"-"`
 	// Why says, for the ranked hypotheses, why the finding ranks where it does.
 	Why string `json:"-"`
 }

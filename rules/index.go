@@ -289,12 +289,8 @@ func LastActivity(l *facts.Log) LogActivity {
 		if b.Time.IsZero() {
 			continue
 		}
-		end := b.Time
-		if b.Elapsed > 0 {
-			end = b.Time.Add(time.Duration(b.Elapsed * float64(time.Second)))
-		}
-		if end.After(a.Time) {
-			a = LogActivity{Time: end, Src: b.Src, Text: barText(b)}
+		if end := barEnd(b); end.After(a.Time) {
+			a = LogActivity{Time: barEnd(b), Src: b.Src, Text: barText(b)}
 		}
 	}
 	return a

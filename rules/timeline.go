@@ -4,6 +4,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/coroner-dev/coroner/parser/facts"
 )
@@ -102,10 +103,27 @@ func procTimelines(f *facts.Facts) []*ProcTimeline {
 			}
 		}
 		events := append([]*facts.LogEvent(nil), l.Events...)
+		rank0 := rankZero(l)
 		for _, b := range l.Bars {
-			// A bar's last state stands for its phase at its time.
-			if ph, ok := barPhase(b); ok && !b.Time.IsZero() {
-				events = append(events, &facts.LogEvent{Src: b.FirstSrc, Time: b.Time, Proc: b.Proc, Type: ph})
+			if b.Time.IsZero() {
+				continue
+			}
+			proc := b.Proc
+			if proc.Name == "" && rank0 != nil {
+				// tqdm bars carry no prefix; SGLang and vLLM draw the weight
+				// and capture bars on rank 0 only.
+				proc = *rank0
+			}
+			switch barPhase(b) {
+			case facts.EventLoadProgress:
+				events = append(events, &facts.LogEvent{Src: b.FirstSrc, Time: b.Time, Proc: proc, Type: facts.EventLoadProgress})
+				if b.Done() {
+					// The last shard read ends weight loading even when the
+					// engine has not yet logged its own end line.
+					events = append(events, &facts.LogEvent{Src: b.Src, Time: barEnd(b), Proc: proc, Type: facts.EventLoadEnd})
+				}
+			case facts.EventGraphProgress:
+				events = append(events, &facts.LogEvent{Src: b.FirstSrc, Time: b.Time, Proc: proc, Type: facts.EventGraphProgress})
 			}
 		}
 		sort.SliceStable(events, func(i, j int) bool { return events[i].Src.Line < events[j].Src.Line })
@@ -127,15 +145,42 @@ func procTimelines(f *facts.Facts) []*ProcTimeline {
 	return out
 }
 
-// barPhase says which phase a progress bar belongs to.
-func barPhase(b *facts.ProgressBar) (facts.EventType, bool) {
+// barPhase says which phase a progress bar belongs to ("" for none).
+func barPhase(b *facts.ProgressBar) facts.EventType {
 	switch {
-	case containsAny(b.Desc, "checkpoint shards", "loading shards", "Loading safetensors", "Loading pt", "Multi-thread loading"):
-		return facts.EventLoadProgress, true
-	case containsAny(b.Desc, "Capturing", "CUDA graph", "cuda graph"):
-		return facts.EventGraphProgress, true
+	case containsAny(b.Desc, "checkpoint shards", "loading shards", "Loading safetensors", "Loading pt", "Multi-thread loading", "Loading weights"):
+		return facts.EventLoadProgress
+	case containsAny(b.Desc, "Capturing", "CUDA graph", "cuda graph", "Compiling num tokens"):
+		return facts.EventGraphProgress
 	}
-	return "", false
+	return ""
+}
+
+// barEnd estimates when a bar reached its last state: its time is that of
+// the closest stamped line before it, and its elapsed time counts from its
+// first state.
+func barEnd(b *facts.ProgressBar) time.Time {
+	if b.Elapsed <= 0 {
+		return b.Time
+	}
+	return b.Time.Add(time.Duration(b.Elapsed * float64(time.Second)))
+}
+
+// rankZero returns the process of a log that draws the rank-0 bars: the
+// lowest TP rank of DP group 0, or nil when the log has no rank tags.
+func rankZero(l *facts.Log) *facts.Proc {
+	var best *facts.Proc
+	for _, pl := range l.Procs {
+		p := pl.Proc
+		r := p.Rank
+		if p.Name != "" && r.TP == 0 && r.DP <= 0 && r.PP <= 0 {
+			return &pl.Proc
+		}
+		if p.Name == "TP0" || strings.HasSuffix(p.Name, "_TP0") {
+			best = &pl.Proc
+		}
+	}
+	return best
 }
 
 // advance moves the process into ph at event e. Phases move in log order,

@@ -32,9 +32,6 @@ var outcomePriority = map[Outcome]int{
 	OutcomeCrashed: 5, OutcomeHung: 4, OutcomeSlow: 3, OutcomeInProgress: 2, OutcomeReady: 1, OutcomeUnknown: 0,
 }
 
-// StallClaim lets a finding carry how long the run has been stalled.
-type StallClaim struct{ For time.Duration }
-
 func decide(idx *Index, fs []Finding) Verdict {
 	v := Verdict{Outcome: OutcomeUnknown}
 	best := -1
@@ -48,10 +45,21 @@ func decide(idx *Index, fs []Finding) Verdict {
 			v.Phase = f.Phase
 		}
 	}
+	if best < 0 {
+		// No rule claimed an outcome: a ready line that nothing contradicts
+		// means ready.
+		if idx.State.Ready != nil {
+			v.Outcome, v.Phase = OutcomeReady, PhaseServing
+		}
+	}
 	if v.Phase == "" {
 		v.Phase = idx.RunPhase()
 	}
-	v.StalledFor = idx.StalledFor
+	for _, f := range fs {
+		if f.Stalled > v.StalledFor {
+			v.StalledFor = f.Stalled
+		}
+	}
 	byCat := map[Category]Cause{}
 	for _, f := range fs {
 		if !f.Cause || f.Category == "" {

@@ -1,0 +1,104 @@
+package rules
+
+import (
+	"strings"
+	"time"
+
+	"github.com/coroner-dev/coroner/parser/facts"
+)
+
+// State is the run's condition as the evidence shows it, before any rule
+// reasons about causes: did it get ready, did something fail, are its
+// processes alive, how long has it been silent.
+type State struct {
+	// Ready is the first ready line (fired up, Application startup complete).
+	Ready *facts.LogEvent
+	// Shutdown is the first sign that the server was told to stop.
+	Shutdown *facts.LogEvent
+	// Failures are the failure events that are not shutdown noise, in log order.
+	Failures []*facts.LogEvent
+	// PS is the latest process snapshot; Alive its live server processes
+	// and Workers the ones that drive GPUs.
+	PS      *facts.ProcSnapshot
+	Alive   []*facts.Process
+	Workers []*facts.Process
+	// ProbesOK and ProbesFailed are the health probes by result.
+	ProbesOK, ProbesFailed []*facts.Probe
+	// Last is the last sign of life of the logs; Silence is how long before
+	// the latest evidence it was (0 when nothing is later than the log).
+	Last    LogActivity
+	LastLog *facts.Log
+	Silence time.Duration
+}
+
+// failureTypes are the log events that mean something failed.
+var failureTypes = map[facts.EventType]bool{
+	facts.EventTraceback: true, facts.EventSchedulerCrash: true, facts.EventChildFailed: true,
+	facts.EventEngineInitFailed: true, facts.EventWorkerDied: true, facts.EventEngineDead: true,
+	facts.EventSigquit: true, facts.EventKilled: true, facts.EventOOM: true, facts.EventGraphFailed: true,
+	facts.EventJITFailed: true, facts.EventCollectiveTimout: true, facts.EventWatchdogTimeout: true,
+}
+
+// shutdownExceptions are what a process raises when it is told to stop.
+var shutdownExceptions = []string{"KeyboardInterrupt", "SystemExit", "CancelledError", "BrokenPipeError"}
+
+// IsShutdownNoise reports an exception that a stop request raises.
+func IsShutdownNoise(e *facts.LogEvent) bool {
+	if e.Traceback == nil {
+		return false
+	}
+	for _, x := range shutdownExceptions {
+		if strings.HasSuffix(e.Traceback.ExcType, x) {
+			return true
+		}
+	}
+	return false
+}
+
+func (idx *Index) deriveState() {
+	st := &idx.State
+	for _, l := range idx.Facts.Logs {
+		shutdown := 0
+		for _, e := range l.Events {
+			if e.Type == facts.EventShutdown && st.Shutdown == nil {
+				st.Shutdown = e
+			}
+			if e.Type == facts.EventShutdown && shutdown == 0 {
+				shutdown = e.Src.Line
+			}
+		}
+		for _, e := range l.Events {
+			switch {
+			case e.Type == facts.EventReady:
+				if st.Ready == nil {
+					st.Ready = e
+				}
+			case failureTypes[e.Type]:
+				if (shutdown > 0 && e.Src.Line > shutdown) || IsShutdownNoise(e) {
+					continue
+				}
+				st.Failures = append(st.Failures, e)
+			}
+		}
+		a := LastActivity(l)
+		if a.Time.After(st.Last.Time) {
+			st.Last, st.LastLog = a, l
+		}
+	}
+	st.PS = idx.LatestProcs()
+	st.Alive = ServerProcs(st.PS)
+	st.Workers = Workers(st.PS)
+	for _, p := range idx.Facts.Probes {
+		if p.OK() {
+			st.ProbesOK = append(st.ProbesOK, p)
+		} else {
+			st.ProbesFailed = append(st.ProbesFailed, p)
+		}
+	}
+	if !st.Last.Time.IsZero() && idx.Latest.After(st.Last.Time) {
+		st.Silence = idx.Latest.Sub(st.Last.Time)
+	}
+}
+
+// Failed reports whether the run shows a failure that is not shutdown noise.
+func (st *State) Failed() bool { return len(st.Failures) > 0 }
