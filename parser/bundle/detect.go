@@ -212,6 +212,9 @@ func stripCompressed(name string) string {
 // readable: an absolute name loses its root, a ".." cannot climb above the
 // bundle.
 func cleanPath(name string) (clean, why string) {
+	if isCleanRel(name) {
+		return name, ""
+	}
 	n := name
 	if strings.Contains(n, `\`) {
 		// Zips written on Windows separate with backslashes.
@@ -239,6 +242,18 @@ func cleanPath(name string) (clean, why string) {
 		}
 	}
 	return clean, strings.Join(reasons, ", ")
+}
+
+// isCleanRel is the common case, checked without allocating: a relative
+// name that path.Clean leaves alone and that does not climb.
+func isCleanRel(s string) bool {
+	if s == "" || s == "." || s == ".." || s[0] == '/' || strings.HasPrefix(s, "../") || strings.ContainsRune(s, '\\') {
+		return false
+	}
+	if len(s) >= 2 && s[1] == ':' && isASCIILetter(s[0]) {
+		return false
+	}
+	return path.Clean(s) == s
 }
 
 func isASCIILetter(b byte) bool { return b|0x20 >= 'a' && b|0x20 <= 'z' }

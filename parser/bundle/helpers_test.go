@@ -29,6 +29,8 @@ type member struct {
 	link string
 	// mode is set on zip entries (0: a regular file).
 	mode fs.FileMode
+	// stored zip entries are not compressed.
+	stored bool
 }
 
 var mtime = time.Date(2025, 7, 1, 12, 0, 0, 0, time.UTC)
@@ -67,7 +69,7 @@ func makeZip(t testing.TB, ms []member) []byte {
 		if m.mode != 0 {
 			h.SetMode(m.mode)
 		}
-		if strings.HasSuffix(m.name, "/") {
+		if strings.HasSuffix(m.name, "/") || m.stored {
 			h.Method = zip.Store
 		}
 		f, err := zw.CreateHeader(h)

@@ -153,6 +153,9 @@ type entryReader struct {
 	err  error
 	// tail is set when the reader drains a container past its last entry.
 	tail bool
+	// uncounted bytes do not count against MaxTotalBytes: a zip held in
+	// memory is bounded by MaxInMemory, and its entries count when read.
+	uncounted bool
 }
 
 func (er *entryReader) Read(p []byte) (int, error) {
@@ -161,6 +164,9 @@ func (er *entryReader) Read(p []byte) (int, error) {
 	}
 	w := er.w
 	left := w.opts.MaxTotalBytes - w.total
+	if er.uncounted {
+		left = int64(len(p))
+	}
 	if left < 0 {
 		left = 0
 	}
@@ -180,7 +186,9 @@ func (er *entryReader) Read(p []byte) (int, error) {
 				w.opts.MaxTotalBytes, er.path, er.off)})
 		return n, er.err
 	}
-	w.total += int64(n)
+	if !er.uncounted {
+		w.total += int64(n)
+	}
 	er.off += int64(n)
 	if err != nil && err != io.EOF {
 		er.fail(err)

@@ -55,6 +55,11 @@ func (w *walker) walkTar(r io.Reader, p parent) bool {
 				maxRatio: w.opts.MaxRatio}
 			w.open(p, e, st, nil, hdr.Size, false)
 			w.drain(st, path, st.out)
+			var se *streamError
+			if errors.As(st.err, &se) && se.kind != facts.IssueBomb {
+				// The archive broke inside this entry: it was reported there.
+				return false
+			}
 		}
 	}
 	return false

@@ -18,7 +18,7 @@ const maxLinkTarget = 4096
 // walkZipStream reads a zip that does not sit in a file. A zip is read from
 // its end, so it is held in memory, within opts.MaxInMemory.
 func (w *walker) walkZipStream(r io.Reader, p parent) {
-	er := &entryReader{w: w, path: p.name, r: r}
+	er := &entryReader{w: w, path: p.name, r: r, uncounted: true}
 	buf, err := io.ReadAll(io.LimitReader(er, w.opts.MaxInMemory+1))
 	if err != nil {
 		return // reported by the entry reader
