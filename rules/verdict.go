@@ -49,7 +49,7 @@ func decide(idx *Index, fs []Finding) Verdict {
 		// No rule claimed an outcome: a ready line that nothing contradicts
 		// means ready.
 		if idx.State.Ready != nil {
-			v.Outcome, v.Phase = OutcomeReady, PhaseServing
+			v.Outcome = OutcomeReady
 		}
 	}
 	if v.Phase == "" {
