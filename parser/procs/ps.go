@@ -23,14 +23,17 @@ type parser struct {
 	out  *facts.Facts
 	ws   []span
 
-	snap   *facts.ProcSnapshot
-	hdr    header
-	has    map[string]bool
-	table  bool // rows follow (a header, or headerless rows)
-	forest bool // a forest prefix was seen
-	stack  []int
-	last   *facts.Process // the previous row, which a wrapped line continues
-	lastAt int            // its line
+	snap         *facts.ProcSnapshot
+	hdr          header
+	has          map[string]bool
+	table        bool // rows follow (a header, or headerless rows)
+	forest       bool // a forest prefix was seen
+	stack        []int
+	last         *facts.Process // the previous row, which a wrapped line continues
+	lastAt       int            // its line
+	lastLen      int            // the length of that line as read
+	lastComplete bool           // it had every column
+	wrapWidth    int            // the terminal width of the first wrap seen
 
 	// lstart+etime of every row that has both, in Unix seconds.
 	sums []int64
@@ -127,10 +130,12 @@ func (p *parser) nonRow(line []byte) {
 		p.table = false
 		return
 	}
-	if p.last != nil && p.table && len(p.hdr.cols) > 0 && p.hdr.cols[len(p.hdr.cols)-1].kind == colArgs && p.lastAt == n-1 {
+	if p.wrapped(n) {
 		// A terminal wrapped a long row; the rest of its command is here.
 		p.last.Args += string(line)
 		p.lastAt = n
+		p.wrapWidth = p.lastLen
+		p.lastLen = len(p.in.Bytes())
 		classify(p.last)
 		p.issuef(n, facts.IssueMalformed, "line continues the command of pid %d (a row wrapped at the terminal width); joined to it", p.last.PID)
 		return
@@ -140,6 +145,22 @@ func (p *parser) nonRow(line []byte) {
 		return
 	}
 	p.issuef(n, facts.IssueMalformed, "not a row of the %s table: %q", p.snap.Format, clip(line))
+}
+
+// wrapped reports whether line n continues the row above it: the row above
+// is complete, ends with the command, and filled a terminal's width (the
+// same width as every earlier wrap).
+func (p *parser) wrapped(n int) bool {
+	if p.last == nil || !p.table || p.lastAt != n-1 || !p.lastComplete || p.last.Args == "" {
+		return false
+	}
+	if c := p.hdr.cols; len(c) == 0 || c[len(c)-1].kind != colArgs {
+		return false
+	}
+	if p.wrapWidth > 0 {
+		return p.lastLen == p.wrapWidth
+	}
+	return p.lastLen >= 80
 }
 
 func clip(b []byte) string {
@@ -427,7 +448,7 @@ func (p *parser) row(line []byte) bool {
 	p.place(pr, n)
 	classify(pr)
 	p.snap.Procs = append(p.snap.Procs, pr)
-	p.last, p.lastAt = pr, n
+	p.last, p.lastAt, p.lastLen, p.lastComplete = pr, n, len(p.in.Bytes()), missing < 0
 	return true
 }
 
@@ -461,9 +482,20 @@ func forestPrefix(raw []byte) (int, []byte) {
 			return d + 1, raw[i+4:]
 		case "    ", " |  ":
 			d++
-		default:
-			return 0, raw
+			continue
 		}
+		break
+	}
+	// The row may sit a few bytes right of where its header says (an
+	// overflowing column before it, a multi-byte month name in lstart):
+	// the marker then ends the first run of blanks and pipes, and the
+	// depth is the number of 4-byte units that run spans, rounded down.
+	k := 0
+	for k < len(raw) && (raw[k] == ' ' || raw[k] == '|') {
+		k++
+	}
+	if bytes.HasPrefix(raw[k:], []byte(`\_ `)) {
+		return max(1, (k+3)/4), raw[k+3:]
 	}
 	return 0, raw
 }

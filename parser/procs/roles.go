@@ -47,6 +47,11 @@ func classify(p *facts.Process) {
 	if i := strings.LastIndexByte(base, '/'); i >= 0 && i < len(base)-1 {
 		base = base[i+1:]
 	}
+	// A login shell's argv[0] is "-bash"; daemons title themselves "sshd:".
+	if len(base) > 1 {
+		base = strings.TrimPrefix(base, "-")
+		base = strings.TrimSuffix(base, ":")
+	}
 	p.Name = base
 	p.Role = roleOf(base, rest)
 }
