@@ -7,10 +7,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/klauspost/compress/gzip"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -390,9 +391,28 @@ func TestEntryErrorsWrapErrStream(t *testing.T) {
 	assert.ErrorIs(t, readErr, ErrStream)
 }
 
-// sortedPaths is for tests that compare sets.
-func sortedPaths(g got) []string {
-	p := g.paths()
-	sort.Strings(p)
-	return p
+func TestModTimes(t *testing.T) {
+	stamped := func(body string, at time.Time) []byte {
+		var buf bytes.Buffer
+		w := gzip.NewWriter(&buf)
+		w.ModTime = at
+		_, _ = w.Write([]byte(body))
+		require.NoError(t, w.Close())
+		return buf.Bytes()
+	}
+	gzAt := time.Date(2026, 11, 30, 4, 20, 0, 0, time.UTC)
+	tarb := makeTar(t, []member{
+		{name: "plain.log.gz", body: string(gz(t, []byte("no stamp")))},
+		{name: "stamped.log.gz", body: string(stamped("stamp", gzAt))},
+	})
+	g := walkBytes(t, "b.tar", tarb, Options{})
+	// No stamp in the gzip header: the tar's record of the member.
+	assert.True(t, g.entry(t, "plain.log").ModTime.Equal(mtime))
+	assert.True(t, g.entry(t, "stamped.log").ModTime.Equal(gzAt))
+
+	// A single file's own mtime is when it was copied: not evidence.
+	p := writeFile(t, "x.log.gz", gz(t, []byte("no stamp")))
+	assert.True(t, walkPath(t, p, Options{}).entry(t, "x.log").ModTime.IsZero())
+	p = writeFile(t, "x.log.gz", stamped("stamp", gzAt))
+	assert.True(t, walkPath(t, p, Options{}).entry(t, "x.log").ModTime.Equal(gzAt))
 }

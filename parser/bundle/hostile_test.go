@@ -452,6 +452,25 @@ func TestTruncatedTarGz(t *testing.T) {
 		assert.Contains(t, is.Detail, "it broke after the last entry of b.tar.gz")
 	})
 
+	t.Run("garbage after the gzip stream", func(t *testing.T) {
+		g := walkBytes(t, "b.tar.gz", append(append([]byte(nil), full...), "garbage"...), Options{})
+		assert.Equal(t, []string{"first.log", "second.log", "third.log"}, g.paths())
+		for i, e := range g.entries {
+			assert.Equal(t, ms[i].body, e.Content)
+			assert.NoError(t, e.Err)
+		}
+		is := g.issue(t, facts.IssueCorrupt)
+		assert.Equal(t, "b.tar.gz", is.Src.File)
+		assert.Equal(t, "gzip stream of b.tar.gz is followed by data that is not gzip, after byte 64000 of its decompressed output: ignored; "+
+			"it broke after the last entry of b.tar.gz, all entries were read", is.Detail)
+	})
+
+	t.Run("zero padding after the gzip stream", func(t *testing.T) {
+		g := walkBytes(t, "b.tar.gz", append(append([]byte(nil), full...), make([]byte, 10240)...), Options{})
+		assert.Len(t, g.entries, 3)
+		assert.Empty(t, g.issues)
+	})
+
 	t.Run("single gzip file", func(t *testing.T) {
 		data := gz(t, []byte(ms[0].body))
 		g := walkBytes(t, "first.log.gz", data[:len(data)/2], Options{})

@@ -1,10 +1,14 @@
 package bundle
 
 import (
+	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
+	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/coroner-dev/coroner/parser/facts"
@@ -129,6 +133,12 @@ func (s *stage) fail(err error) error {
 			msg: fmt.Sprintf("zstd stream of %s needs a window larger than the limit of %d bytes: not decompressed past byte %d",
 				s.what, s.window, s.out)}
 	}
+	var te trailingError
+	if errors.As(err, &te) {
+		return &streamError{kind: facts.IssueCorrupt,
+			msg: fmt.Sprintf("gzip stream of %s is followed by data that is not gzip, after byte %d of its decompressed output: ignored",
+				s.what, s.out)}
+	}
 	kind, verb := facts.IssueCorrupt, "is corrupt"
 	if errors.Is(err, io.ErrUnexpectedEOF) {
 		kind, verb = facts.IssueTruncated, "is truncated"
@@ -224,3 +234,61 @@ func (er *entryReader) fail(err error) {
 type errReader struct{ err error }
 
 func (r errReader) Read([]byte) (int, error) { return 0, r.err }
+
+// gzipMembers reads concatenated gzip members as one stream, as gzip(1)
+// does (rotated logs are often joined with cat), and tells data after the
+// last member apart from a cut member.
+type gzipMembers struct {
+	zr *gzip.Reader
+	br *bufio.Reader
+}
+
+func (g *gzipMembers) Read(p []byte) (int, error) {
+	for {
+		n, err := g.zr.Read(p)
+		if err != io.EOF || n > 0 {
+			if err == io.EOF {
+				err = nil // the next call looks for another member
+			}
+			return n, err
+		}
+		head, _ := g.br.Peek(len(magicGzip))
+		switch {
+		case len(head) == 0:
+			return 0, io.EOF
+		case bytes.Equal(head, magicGzip):
+			if err := g.zr.Reset(g.br); err != nil {
+				return 0, err
+			}
+			g.zr.Multistream(false)
+		default:
+			return 0, trailing(g.br)
+		}
+	}
+}
+
+// trailingError is data after the last gzip member that is not gzip.
+type trailingError struct{}
+
+func (trailingError) Error() string { return "data after the last member is not gzip" }
+
+// maxPadding bounds the zero padding read after the last gzip member.
+const maxPadding = 1 << 20
+
+// trailing reads what follows the last gzip member. Zero padding, which
+// some writers add to fill a block, is no error.
+func trailing(r io.Reader) error {
+	var buf [4096]byte
+	var n int
+	for n <= maxPadding {
+		k, err := r.Read(buf[:])
+		n += k
+		if slices.ContainsFunc(buf[:k], func(b byte) bool { return b != 0 }) {
+			return trailingError{}
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return trailingError{}
+}

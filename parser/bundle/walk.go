@@ -42,6 +42,15 @@ func Walk(path string, opts Options, fn WalkFunc) error {
 		if err != nil {
 			abs = path
 		}
+		// A folder that cannot be listed is a bundle that cannot be opened.
+		d, err := os.Open(path)
+		if err == nil {
+			_, err = d.ReadDir(1)
+			d.Close()
+		}
+		if err != nil && err != io.EOF {
+			return fmt.Errorf("open bundle: %w", err)
+		}
 		w := newWalker(filepath.Base(abs), opts, fn)
 		defer w.close()
 		w.walkDir(path)
@@ -237,7 +246,10 @@ func (w *walker) open(p parent, e *Entry, r io.Reader, ra io.ReaderAt, size int6
 	if !top {
 		level = p.depth + 1
 	}
-	br := w.buf(level, 0, r)
+	// The counter sits below the peek buffer: what a decoder consumed is
+	// what was read less what is still buffered.
+	src := &counter{r: r}
+	br := w.buf(level, 0, src)
 	head, _ := br.Peek(headLen)
 	c := compressionOf(head)
 	archive := isTar(head) || isZip(head)
@@ -272,7 +284,7 @@ func (w *walker) open(p parent, e *Entry, r io.Reader, ra io.ReaderAt, size int6
 		return
 	}
 
-	st, mod, err := w.decompress(c, br, head, e.Path, level)
+	st, mod, err := w.decompress(c, br, src, head, e.Path, level)
 	if err != nil {
 		var se *streamError
 		errors.As(err, &se)
@@ -291,12 +303,14 @@ func (w *walker) open(p parent, e *Entry, r io.Reader, ra io.ReaderAt, size int6
 	case isZip(dhead):
 		w.walkZipStream(dbr, child("zip."+c.ext()))
 	default:
-		de := &Entry{Path: stripCompressed(e.Path), Container: join(p.label, c.name()), Size: -1, ModTime: e.ModTime}
+		de := &Entry{Path: stripCompressed(e.Path), Container: join(p.label, c.name()), Size: -1, ModTime: mod}
 		if top {
 			de.Container = c.name()
 		}
-		if !mod.IsZero() {
-			de.ModTime = mod
+		if mod.IsZero() && !top && p.label != "dir" {
+			// An archive's record of the member; a file system's mtime
+			// tells when the file was copied, not captured.
+			de.ModTime = e.ModTime
 		}
 		if compressionOf(dhead) != noCompression {
 			w.issue(de.Path, facts.IssueNested, "nested archive deeper than one level: not expanded (%s inside %s); delivered as is",
@@ -319,11 +333,10 @@ func describe(h []byte) string {
 	return "data"
 }
 
-// decompress opens a decoder of format c on r. A failure to start is a
-// *streamError, not yet reported.
-func (w *walker) decompress(c compression, r io.Reader, head []byte, what string, level int) (st *stage, mod time.Time, err error) {
-	src := &counter{r: r}
-	st = &stage{src: src, in: func() int64 { return src.n }, format: c.name(), what: what,
+// decompress opens a decoder of format c on br, which reads from src. A
+// failure to start is a *streamError, not yet reported.
+func (w *walker) decompress(c compression, br *bufio.Reader, src *counter, head []byte, what string, level int) (st *stage, mod time.Time, err error) {
+	st = &stage{src: src, in: func() int64 { return src.n - int64(br.Buffered()) }, format: c.name(), what: what,
 		maxRatio: w.opts.MaxRatio, window: w.opts.MaxZstdWindow}
 	defer func() {
 		if r := recover(); r != nil {
@@ -337,11 +350,12 @@ func (w *walker) decompress(c compression, r io.Reader, head []byte, what string
 			zr = new(gzip.Reader)
 			w.gzip[level] = zr
 		}
-		if err := zr.Reset(src); err != nil {
+		if err := zr.Reset(br); err != nil {
 			return nil, mod, st.fail(err)
 		}
+		zr.Multistream(false)
 		mod = zr.ModTime
-		st.r = zr
+		st.r = &gzipMembers{zr: zr, br: br}
 	case zstded:
 		d := w.zstd[level]
 		if d == nil {
@@ -352,7 +366,7 @@ func (w *walker) decompress(c compression, r io.Reader, head []byte, what string
 			}
 			w.zstd[level] = d
 		}
-		if err := d.Reset(src); err != nil {
+		if err := d.Reset(br); err != nil {
 			return nil, mod, st.fail(err)
 		}
 		st.r = d
@@ -361,7 +375,7 @@ func (w *walker) decompress(c compression, r io.Reader, head []byte, what string
 			return nil, mod, &streamError{kind: facts.IssueSizeLimit,
 				msg: fmt.Sprintf("xz stream of %s needs a dictionary of %d bytes, over the limit of %d", what, dict, w.opts.MaxXZDict)}
 		}
-		xr, err := xz.NewReader(src)
+		xr, err := xz.NewReader(br)
 		if err != nil {
 			return nil, mod, st.fail(err)
 		}
