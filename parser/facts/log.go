@@ -147,6 +147,19 @@ const (
 	EventSHMWait          EventType = "shm-broadcast-wait"
 	EventRPCTimeout       EventType = "rpc-timeout"
 
+	// Added with the server log parser (parser/serverlog).
+	EventRoute           EventType = "route"            // vLLM "Route: /health, Methods: GET": Fields: path, methods
+	EventCustomAllReduce EventType = "custom-allreduce" // custom all-reduce enabled/disabled: Fields: enabled, reason
+	EventP2P             EventType = "p2p"              // GPU P2P access checks and caches: Fields: detail, cache
+	EventJITProgress     EventType = "jit-progress"     // one JIT step without a matching end (DeepGEMM shape, ninja [n/m], Triton kernel at inference)
+	EventKVInsufficient  EventType = "kv-insufficient"  // not enough memory for the KV cache: Fields: needed_gib, available_gib, max_seq_len
+	EventPlacementWait   EventType = "placement-wait"   // Ray placement group not ready: Fields: wait_s
+	EventWeightsDownload EventType = "weights-download" // vLLM "Time spent downloading weights": Fields: elapsed_s, model
+	EventRankAssigned    EventType = "rank-assigned"    // vLLM "rank 0 in world size 2 is assigned as ... TP rank 0": Fields: rank, world_size, dp, pp, tp, ep
+	EventCmdline         EventType = "cmdline"          // a launch command pasted into the log: Fields: every flag
+	EventDeprecation     EventType = "deprecation"      // a flag or entrypoint reported as deprecated
+	EventSignal          EventType = "signal"           // a process received a signal (SIGTERM received, *** SIGTERM received at time=...)
+
 	// failures
 	EventTraceback        EventType = "traceback" // Traceback holds the details
 	EventError            EventType = "error"     // an error-level line of no more specific type
@@ -322,5 +335,7 @@ type Setting struct {
 	Key   string `json:"key"`
 	Value string `json:"value"`
 	// From is "server-args", "non-default-args", "cmdline" or "check-env".
+	// The vLLM `args: Namespace(...)` dump of older versions (every argument,
+	// not only the changed ones) is recorded with From "non-default-args" too.
 	From string `json:"from"`
 }

@@ -15,6 +15,10 @@ import (
 type Series struct {
 	Proc Proc      `json:"proc"`
 	Type EventType `json:"type"`
+	// Stream tells apart several series of one type written by one process:
+	// vLLM's "Engine 001" of a DP deployment, or the V0 prefix-cache line
+	// ("prefix-cache"). Empty for the main stream.
+	Stream string `json:"stream,omitempty"`
 	// Count is the number of stat lines seen.
 	Count int `json:"count"`
 	// First and Last are the first and last samples, exactly as parsed.

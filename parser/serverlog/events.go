@@ -1,0 +1,1457 @@
+package serverlog
+
+import (
+	"bytes"
+	"strconv"
+
+	"github.com/coroner-dev/coroner/parser/facts"
+)
+
+func has(b []byte, s string) bool      { return bytes.HasPrefix(b, []byte(s)) }
+func contains(b []byte, s string) bool { return bytes.Contains(b, []byte(s)) }
+
+// cut returns what follows prefix, if b starts with it.
+func cut(b []byte, prefix string) ([]byte, bool) {
+	if bytes.HasPrefix(b, []byte(prefix)) {
+		return b[len(prefix):], true
+	}
+	return nil, false
+}
+
+// trimDot removes a final "." and spaces.
+func trimDot(b []byte) []byte {
+	b = bytes.TrimSpace(b)
+	for len(b) > 0 && (b[len(b)-1] == '.' || b[len(b)-1] == ' ') {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
+// inferLevel gives SGLang's unlevelled lines a level from their text.
+func inferLevel(l *line, body []byte) facts.Level {
+	if l.level != facts.LevelNone {
+		return l.level
+	}
+	if len(body) == 0 {
+		return facts.LevelNone
+	}
+	if has(body, "Traceback") || looksLikeException(body) || contains(body, "hit an exception") {
+		return facts.LevelError
+	}
+	if has(body, "Warning") || has(body, "WARNING") || contains(body, "Failed") || contains(body, "failed") ||
+		contains(body, "error") || contains(body, "Error") || contains(body, "deprecated") {
+		return facts.LevelWarning
+	}
+	switch l.kind {
+	case hdrSGLang, hdrSGLangOld, hdrGPU:
+		return facts.LevelInfo
+	}
+	return facts.LevelNone
+}
+
+// looksLikeException reports a line such as "RuntimeError: ..." or
+// "torch.OutOfMemoryError: ...".
+func looksLikeException(b []byte) bool {
+	k := bytes.IndexByte(b, ':')
+	if k <= 0 || k > 128 {
+		return false
+	}
+	head := b[:k]
+	if bytes.IndexByte(head, ' ') >= 0 {
+		return false
+	}
+	return bytes.HasSuffix(head, []byte("Error")) || bytes.HasSuffix(head, []byte("Exception")) ||
+		bytes.HasSuffix(head, []byte("Interrupt")) || bytes.HasSuffix(head, []byte("Exit"))
+}
+
+// recognize matches a message against the known lines and records what it
+// means. It returns the event it added, if any.
+func (p *parser) recognize(l *line, ps *procState, bare bool) *facts.LogEvent {
+	b := l.body
+	lvl := inferLevel(l, b)
+	switch l.kind {
+	case hdrNCCL:
+		return p.nccl(l, ps, lvl)
+	case hdrGloo:
+		return p.gloo(l, ps)
+	case hdrC10d, hdrGlog:
+		if ev := p.torchLine(l, ps, lvl); ev != nil {
+			return ev
+		}
+	case hdrPyLog:
+		if k := bytes.Index(b, []byte("flashinfer.jit: ")); k >= 0 {
+			return p.flashinfer(l, ps, lvl, b[k+len("flashinfer.jit: "):])
+		}
+	}
+	if l.uvicorn {
+		if ev := p.uvicorn(l, ps, lvl); ev != nil {
+			return ev
+		}
+	}
+	if len(b) > 0 && b[0] == ' ' && l.kind == hdrVLLM {
+		// The 2026 ASCII-art banner: "  ▄▄ ▄█ █ ... █  version 0.19.2rc1".
+		if k := bytes.Index(b, []byte("  version ")); k > 0 && bytes.Contains(b[:k], []byte("█")) {
+			return p.emit(ps, facts.EventVersion, lvl, b[k+2:], map[string]any{"engine": "vllm", "version": string(trimDot(b[k+len("  version "):]))})
+		}
+	}
+	if ev := p.message(l, ps, lvl, b, bare); ev != nil {
+		return ev
+	}
+	if contains(b, "out of memory") {
+		if ev := p.oom(ps, b); ev != nil {
+			return ev
+		}
+	}
+	if contains(b, "Watchdog caught collective operation timeout") {
+		return p.collectiveTimeout(ps, lvl, b)
+	}
+	if lvl.Severe() && !nativeFrame(b) {
+		return p.emit(ps, facts.EventError, lvl, b, nil)
+	}
+	return nil
+}
+
+// nativeFrame reports a frame of a native stack dump ("PC: @ 0x7a30...",
+// "@ 0x549b85 32 PyObject_Vectorcall") that Ray and absl print after a
+// signal; the dump's first line carries the meaning.
+func nativeFrame(b []byte) bool {
+	b = bytes.TrimLeft(b, " ")
+	return has(b, "@ ") || has(b, "PC: @")
+}
+
+// message is the big table of milestones and failures, by first letter.
+func (p *parser) message(l *line, ps *procState, lvl facts.Level, b []byte, bare bool) *facts.LogEvent {
+	if len(b) == 0 {
+		return nil
+	}
+	switch b[0] {
+	case 'A':
+		switch {
+		case has(b, "Attention backend not"):
+			if w := wordAfter(b, " Use "); w != nil {
+				return p.emit(ps, facts.EventAttentionBackend, lvl, b, map[string]any{"backend": string(w), "default": true})
+			}
+			if k := bytes.Index(b, []byte("Falling back to '")); k >= 0 {
+				rest := b[k+len("Falling back to '"):]
+				if e := bytes.IndexByte(rest, '\''); e > 0 {
+					return p.emit(ps, facts.EventAttentionBackend, lvl, b, map[string]any{"backend": string(rest[:e]), "default": true})
+				}
+			}
+		case has(b, "Avg prompt throughput:"):
+			p.statVLLM(ps, facts.EventStatThroughput, nil, b)
+			return nil
+		case has(b, "All deep_gemm operations loaded successfully"):
+			return p.emit(ps, facts.EventJITEnd, lvl, b, map[string]any{"what": "deepgemm"})
+		case has(b, "Available KV cache memory:"):
+			if v, ok := numAfter(b, "memory:"); ok {
+				return p.emit(ps, facts.EventAvailableKV, lvl, b, map[string]any{"gib": v})
+			}
+		}
+	case 'B':
+		if rest, ok := cut(b, "Building extension module "); ok {
+			return p.emit(ps, facts.EventJITBegin, lvl, b, map[string]any{"what": "torch-extension", "module": string(trimDot(rest))})
+		}
+	case 'C':
+		switch {
+		case has(b, "Capture "):
+			if ev := p.capture(ps, lvl, b); ev != nil {
+				return ev
+			}
+		case has(b, "Custom allreduce is disabled"), has(b, "Custom all-reduce is disabled"):
+			f := map[string]any{"enabled": false}
+			if k := bytes.Index(b, []byte("because ")); k >= 0 {
+				r := b[k+len("because "):]
+				if e := bytes.Index(r, []byte(". ")); e > 0 {
+					r = r[:e]
+				}
+				f["reason"] = string(trimDot(r))
+			}
+			return p.emit(ps, facts.EventCustomAllReduce, lvl, b, f)
+		case has(b, "Compiling a graph for "):
+			f := map[string]any{"stage": "compile"}
+			if v, ok := numAfter(b, " takes"); ok {
+				f["compile_s"] = v
+			}
+			return p.emit(ps, facts.EventTorchCompile, lvl, b, f)
+		case has(b, "Capturing cudagraphs for decoding"), has(b, "Capturing the model for CUDA graphs"):
+			return p.emit(ps, facts.EventGraphBegin, lvl, b, map[string]any{"graph": "cuda graph"})
+		case has(b, "Child process unexpectedly failed"):
+			f := map[string]any{}
+			if v, ok := numAfter(b, "exit code"); ok {
+				f["exit_code"] = v
+			} else if v, ok := numAfter(b, "exitcode="); ok {
+				f["exit_code"] = v
+			}
+			if v, ok := numAfter(b, "pid="); ok {
+				f["pid"] = v
+			}
+			return p.emit(ps, facts.EventChildFailed, facts.LevelError, b, f)
+		case has(b, "Creating FlashInfer allreduce workspace") && contains(b, "JIT"):
+			return p.emit(ps, facts.EventJITBegin, lvl, b, map[string]any{"what": "flashinfer"})
+		case has(b, "Chat template warmup completed"):
+			return p.emit(ps, facts.EventWarmup, lvl, b, map[string]any{"what": "chat-template"})
+		case has(b, "Cannot use FlashAttention"):
+			return p.emit(ps, facts.EventConfigWarning, lvl, b, nil)
+		case has(b, "Compute Capability < 8.0 is not supported by the V1 Engine"):
+			return p.emit(ps, facts.EventConfigWarning, lvl, b, map[string]any{"fallback": "V0"})
+		case has(b, "CUDA graph is disabled"), has(b, "Cuda graph is disabled"), has(b, "Cudagraph is disabled"):
+			return p.emit(ps, facts.EventConfigWarning, lvl, b, map[string]any{"cuda_graph": false})
+		}
+	case 'D':
+		switch {
+		case has(b, "Decode batch"):
+			if p.statSGLang(ps, facts.EventStatDecode, b[len("Decode batch"):]) {
+				return nil
+			}
+		case has(b, "Dynamo bytecode transform time:"):
+			f := map[string]any{"stage": "dynamo"}
+			if v, ok := numAfter(b, "time:"); ok {
+				f["dynamo_s"] = v
+			}
+			return p.emit(ps, facts.EventTorchCompile, lvl, b, f)
+		case has(b, "Directly load the compiled graph"):
+			f := map[string]any{"stage": "load", "cached": true}
+			if v, ok := numAfter(b, "took"); ok {
+				f["load_s"] = v
+			}
+			return p.emit(ps, facts.EventTorchCompile, lvl, b, f)
+		case has(b, "Directly load AOT compilation"):
+			return p.emit(ps, facts.EventTorchCompile, lvl, b, map[string]any{"stage": "load", "cached": true, "aot": true})
+		case has(b, "Decode out of memory happened"):
+			return p.retract(ps, b)
+		case has(b, "Decode out of memory"):
+			return p.emit(ps, facts.EventOOM, facts.LevelError, b, map[string]any{"kind": "kv-cache"})
+		case has(b, "DetokenizerManager hit an exception"), has(b, "DataParallelController hit an exception"):
+			return p.emit(ps, facts.EventSchedulerCrash, facts.LevelError, b, map[string]any{"component": string(b[:bytes.IndexByte(b, ' ')])})
+		case has(b, "Disaggregation warmup"):
+			return p.emit(ps, facts.EventWarmup, lvl, b, map[string]any{"what": "disaggregation"})
+		}
+	case 'E':
+		if has(b, "Engine ") {
+			if ev, ok := p.engineLine(ps, lvl, b); ok {
+				return ev
+			}
+		}
+		switch {
+		case has(b, "Engine core proc ") && contains(b, "died unexpectedly"):
+			f := map[string]any{}
+			if w := wordAfter(b, "Engine core proc "); w != nil {
+				f["proc"] = string(w)
+			}
+			return p.emit(ps, facts.EventEngineDead, facts.LevelError, b, f)
+		case has(b, "Engine core initialization failed"):
+			return p.classifyException(ps, nil, b, b)
+		case has(b, "Entering DeepGEMM JIT Pre-Compile session"):
+			return p.emit(ps, facts.EventJITBegin, lvl, b, map[string]any{"what": "deepgemm"})
+		case has(b, "EngineCore failed to start"):
+			return p.emit(ps, facts.EventEngineInitFailed, facts.LevelError, b, map[string]any{"what": "engine-core"})
+		case has(b, "EngineCore encountered a fatal error"):
+			return p.emit(ps, facts.EventEngineDead, facts.LevelError, b, nil)
+		case has(b, "Estimated CUDA graph memory:"):
+			f := map[string]any{}
+			if v, ok := numAfter(b, "memory:"); ok {
+				f["cuda_graph_gib"] = v
+			}
+			return p.emit(ps, facts.EventMemoryProfile, lvl, b, f)
+		case has(b, "End of disaggregation warmup"):
+			return p.emit(ps, facts.EventWarmup, lvl, b, map[string]any{"what": "disaggregation", "done": true})
+		case has(b, "Emitting ninja build file"):
+			return p.emit(ps, facts.EventJITBegin, lvl, b, map[string]any{"what": "torch-extension"})
+		case has(b, "Exception: WorkerProc initialization failed"):
+			return p.emit(ps, facts.EventEngineInitFailed, facts.LevelError, b, map[string]any{"what": "worker"})
+		}
+	case 'F':
+		switch {
+		case has(b, "FlashInfer autotune completed"):
+			return p.emit(ps, facts.EventJITEnd, lvl, b, map[string]any{"what": "flashinfer-autotune"})
+		case has(b, "Free memory on device ("):
+			return p.freeMemory(ps, lvl, b)
+		case has(b, "Fatal Python error"):
+			return p.emit(ps, facts.EventKilled, facts.LevelCritical, b, map[string]any{"what": "fatal-python-error"})
+		}
+	case 'G':
+		switch {
+		case has(b, "GPU KV cache size:"):
+			if v, ok := numAfter(b, "size:"); ok {
+				return p.emit(ps, facts.EventKVCacheSize, lvl, b, map[string]any{"tokens": v})
+			}
+		case has(b, "Graph capturing finished"):
+			f := map[string]any{"graph": "cuda graph"}
+			if v, ok := numAfter(b, "finished in"); ok {
+				f["elapsed_s"] = v
+			}
+			if v, ok := numAfter(b, "took"); ok {
+				f["mem_gib"] = v
+			}
+			return p.emit(ps, facts.EventGraphEnd, lvl, b, f)
+		case has(b, "Gracefully exiting"):
+			return p.emit(ps, facts.EventShutdown, lvl, b, map[string]any{"what": "graceful-exit"})
+		}
+	case 'H':
+		if has(b, "Health check failed") {
+			return p.emit(ps, facts.EventError, facts.LevelError, b, map[string]any{"what": "health-check"})
+		}
+	case 'I':
+		switch {
+		case has(b, "Init torch distributed begin"):
+			return p.emit(ps, facts.EventDistInitBegin, lvl, b, nil)
+		case has(b, "Init torch distributed ends"):
+			f := map[string]any{}
+			kvEq(b[len("Init torch distributed ends."):], f)
+			return p.emit(ps, facts.EventDistInitEnd, lvl, b, f)
+		case has(b, "Initializing a V1 LLM engine"), has(b, "Initializing a V0 LLM engine"), has(b, "Initializing an LLM engine"):
+			return p.engineInit(ps, lvl, b)
+		case has(b, "Initialization failed"):
+			f := map[string]any{"what": "init"}
+			if contains(b, "warmup") {
+				f["what"] = "warmup"
+			}
+			return p.emit(ps, facts.EventEngineInitFailed, facts.LevelError, b, f)
+		case has(b, "Initial profiling/warmup run took"):
+			f := map[string]any{"what": "profiling"}
+			if v, ok := numAfter(b, "took"); ok {
+				f["elapsed_s"] = v
+			}
+			return p.emit(ps, facts.EventWarmup, lvl, b, f)
+		}
+	case 'K':
+		switch {
+		case has(b, "KV Cache is allocated"):
+			return p.kvAlloc(ps, lvl, b)
+		case has(b, "KV cache pool is full"):
+			return p.retract(ps, b)
+		case has(b, "Killed"):
+			if len(trimDot(b)) == len("Killed") {
+				return p.emit(ps, facts.EventKilled, facts.LevelError, b, map[string]any{"signal": "SIGKILL"})
+			}
+		}
+	case 'L':
+		switch {
+		case has(b, "Load weight begin"):
+			f := map[string]any{}
+			if v, ok := numAfter(b, "avail mem="); ok {
+				f["avail_mem_gb"] = v
+			}
+			return p.emit(ps, facts.EventLoadBegin, lvl, b, f)
+		case has(b, "Load weight end"):
+			f := map[string]any{}
+			kvEq(b[len("Load weight end."):], f)
+			return p.emit(ps, facts.EventLoadEnd, lvl, b, f)
+		case has(b, "Loading weights took"):
+			f := map[string]any{"stage": "weights"}
+			if v, ok := numAfter(b, "took"); ok {
+				f["elapsed_s"] = v
+			}
+			return p.emit(ps, facts.EventLoadEnd, lvl, b, f)
+		case has(b, "Loading model weights took"):
+			f := map[string]any{"stage": "model"}
+			if v, ok := numAfter(b, "took"); ok {
+				f["mem_gb"] = v
+			}
+			return p.emit(ps, facts.EventLoadEnd, lvl, b, f)
+		case has(b, "Loading extension module "):
+			return p.emit(ps, facts.EventJITEnd, lvl, b, map[string]any{"what": "torch-extension", "module": string(trimDot(b[len("Loading extension module "):]))})
+		}
+	case 'M':
+		switch {
+		case has(b, "Memory pool end"):
+			f := map[string]any{}
+			if v, ok := numAfter(b, "avail mem="); ok {
+				f["avail_mem_gb"] = v
+			}
+			return p.emit(ps, facts.EventMemPoolEnd, lvl, b, f)
+		case has(b, "Model loading took"):
+			f := map[string]any{"stage": "model"}
+			if v, ok := numAfter(b, "took"); ok {
+				f["mem_gib"] = v
+			}
+			if v, ok := numAfter(b, " and "); ok {
+				f["elapsed_s"] = v
+			}
+			return p.emit(ps, facts.EventLoadEnd, lvl, b, f)
+		case has(b, "Memory profiling takes"):
+			f := map[string]any{}
+			if v, ok := numAfter(b, "takes"); ok {
+				f["elapsed_s"] = v
+			}
+			return p.emit(ps, facts.EventMemoryProfile, lvl, b, f)
+		case has(b, "Maximum concurrency for"):
+			f := map[string]any{}
+			if v, ok := numAfter(b, "concurrency for"); ok {
+				f["tokens_per_request"] = v
+			}
+			if v, ok := numAfter(b, "per request:"); ok {
+				f["concurrency"] = v
+			}
+			return p.emit(ps, facts.EventMaxConcurrency, lvl, b, f)
+		}
+	case 'N':
+		switch {
+		case has(b, "No available shared memory broadcast block found"):
+			f := map[string]any{}
+			if v, ok := numAfter(b, "found in"); ok {
+				f["wait_s"] = v
+			}
+			return p.emit(ps, facts.EventSHMWait, facts.LevelWarning, b, f)
+		case has(b, "Not enough memory"), has(b, "No available memory for the cache blocks"):
+			return p.emit(ps, facts.EventKVInsufficient, facts.LevelError, b, nil)
+		case has(b, "NCCL version "):
+			return p.emit(ps, facts.EventNCCLVersion, lvl, b, map[string]any{"version": string(wordAfter(b, "NCCL version "))})
+		}
+	case 'P':
+		switch {
+		case has(b, "Prefill batch"):
+			if p.statSGLang(ps, facts.EventStatPrefill, b[len("Prefill batch"):]) {
+				return nil
+			}
+		case has(b, "Prefix cache hit rate: GPU:"):
+			p.prefixCacheV0(ps, b)
+			return nil
+		case has(b, "Prefill out of memory"):
+			return p.emit(ps, facts.EventOOM, facts.LevelError, b, map[string]any{"kind": "kv-cache"})
+		case has(b, "Piecewise CUDA Graph failed"):
+			return p.emit(ps, facts.EventGraphFailed, facts.LevelError, b, map[string]any{"graph": "piecewise CUDA graph"})
+		case has(b, "Parent process exited, terminating worker"):
+			return p.emit(ps, facts.EventShutdown, lvl, b, map[string]any{"what": "parent-exited"})
+		case has(b, "Profiling CUDA graph memory"):
+			return p.emit(ps, facts.EventMemoryProfile, lvl, b, nil)
+		}
+	case 'R':
+		switch {
+		case has(b, "Received sigquit from a child proces"):
+			return p.emit(ps, facts.EventSigquit, facts.LevelError, b, nil)
+		case has(b, "Rank ") && contains(b, "scheduler is dead"):
+			f := map[string]any{"what": "scheduler"}
+			if v, ok := numAfter(b, "Rank"); ok {
+				f["rank"] = v
+			}
+			return p.emit(ps, facts.EventChildFailed, facts.LevelError, b, f)
+		case has(b, "Rank ") && contains(b, "scheduler died during initialization"):
+			return p.schedulerDied(ps, b)
+		case has(b, "Route: "):
+			rest := b[len("Route: "):]
+			f := map[string]any{}
+			if k := bytes.Index(rest, []byte(", Methods: ")); k >= 0 {
+				f["path"] = string(rest[:k])
+				f["methods"] = string(rest[k+len(", Methods: "):])
+			} else {
+				f["path"] = string(rest)
+			}
+			return p.emit(ps, facts.EventRoute, lvl, b, f)
+		case has(b, "Running FlashInfer autotune"):
+			return p.emit(ps, facts.EventJITBegin, lvl, b, map[string]any{"what": "flashinfer-autotune"})
+		case has(b, "RPC call to "):
+			return p.rpcTimeout(ps, b)
+		}
+	case 'S':
+		switch {
+		case has(b, "Scheduler hit an exception"):
+			return p.emit(ps, facts.EventSchedulerCrash, facts.LevelError, b, map[string]any{"component": "Scheduler"})
+		case has(b, "SpecDecoding metrics:"), has(b, "Speculative metrics:"):
+			p.statSpec(ps, b)
+			return nil
+		case has(b, "Scheduler or DataParallelController"):
+			f := map[string]any{"what": "scheduler"}
+			if v, ok := numAfter(b, "terminated with"); ok {
+				f["exit_code"] = v
+			}
+			return p.emit(ps, facts.EventChildFailed, facts.LevelError, b, f)
+		case has(b, "SIGQUIT received"):
+			return p.emit(ps, facts.EventSigquit, facts.LevelError, b, nil)
+		case has(b, "SIGTERM received"), has(b, "SIGINT received"):
+			return p.emit(ps, facts.EventShutdown, lvl, b, map[string]any{"signal": string(b[:bytes.IndexByte(b, ' ')])})
+		case has(b, "Subprocess ") && contains(b, "crashed with exit code"):
+			return p.subprocessCrashed(ps, b)
+		case has(b, "Starting to load model"):
+			f := map[string]any{}
+			if rest, ok := cut(b, "Starting to load model "); ok {
+				f["model"] = string(bytes.TrimSuffix(bytes.TrimSpace(rest), []byte("...")))
+			}
+			return p.emit(ps, facts.EventLoadBegin, lvl, b, f)
+		case has(b, "Starting vLLM"):
+			f := map[string]any{"server": "vllm"}
+			if k := bytes.Index(b, []byte("http")); k >= 0 {
+				f["url"] = string(trimDot(b[k:]))
+			}
+			return p.emit(ps, facts.EventHTTPStart, lvl, b, f)
+		case has(b, "Start of pd disaggregation warmup"):
+			return p.emit(ps, facts.EventWarmup, lvl, b, map[string]any{"what": "disaggregation"})
+		case has(b, "Skipping CUDA graph capture"):
+			return p.emit(ps, facts.EventConfigWarning, lvl, b, map[string]any{"cuda_graph": false})
+		case has(b, "Segmentation fault"):
+			return p.emit(ps, facts.EventKilled, facts.LevelCritical, b, map[string]any{"signal": "SIGSEGV"})
+		case has(b, "Started server process"):
+			return p.uvicornStarted(ps, lvl, b)
+		}
+	case 'T':
+		switch {
+		case has(b, "The server is fired up and ready to roll"):
+			return p.emit(ps, facts.EventReady, facts.LevelInfo, b, map[string]any{"server": "sglang"})
+		case has(b, "Time spent downloading weights"):
+			f := map[string]any{}
+			if k := bytes.LastIndex(b, []byte(": ")); k > 0 {
+				if v, n := parseNum(b[k+2:]); n > 0 {
+					f["elapsed_s"] = v
+				}
+				if m := bytes.Index(b[:k], []byte(" for ")); m >= 0 {
+					f["model"] = string(b[m+5 : k])
+				}
+			}
+			return p.emit(ps, facts.EventWeightsDownload, lvl, b, f)
+		case has(b, "Triton kernel JIT compilation during inference"), has(b, "CuTeDSL JIT compilation during inference"):
+			f := map[string]any{"what": "triton-inference"}
+			if k := bytes.Index(b, []byte("inference: ")); k >= 0 {
+				f["kernel"] = string(trimDot(wordUntil(b[k+len("inference: "):], '.')))
+			}
+			return p.emit(ps, facts.EventJITProgress, lvl, b, f)
+		case has(b, "TileLang begins to compile kernel"):
+			return p.emit(ps, facts.EventJITBegin, lvl, b, map[string]any{"what": "tilelang"})
+		case has(b, "TileLang completes"):
+			return p.emit(ps, facts.EventJITEnd, lvl, b, map[string]any{"what": "tilelang"})
+		case has(b, "Try DeepGEMM JIT Compiling for"):
+			f := map[string]any{"what": "deepgemm"}
+			if k := bytes.IndexByte(b, '<'); k >= 0 {
+				if e := bytes.IndexByte(b[k:], '>'); e > 0 {
+					f["kernel"] = string(b[k+1 : k+e])
+				}
+			}
+			return p.emit(ps, facts.EventJITProgress, lvl, b, f)
+		case has(b, "TokenizerManager hit an exception"):
+			return p.emit(ps, facts.EventSchedulerCrash, facts.LevelError, b, map[string]any{"component": "TokenizerManager"})
+		case has(b, "TP rank ") && contains(b, "other ranks that didn't finish loading"):
+			return p.emit(ps, facts.EventError, facts.LevelError, b, map[string]any{"what": "load-barrier"})
+		case has(b, "The number of required GPUs exceeds the total number of available GPUs"):
+			return p.emit(ps, facts.EventConfigWarning, facts.LevelWarning, b, map[string]any{"what": "placement-group"})
+		}
+	case 'U':
+		switch {
+		case has(b, "Using model weights format"):
+			f := map[string]any{}
+			if k := bytes.IndexByte(b, '['); k >= 0 {
+				f["format"] = string(b[k:])
+			}
+			return p.emit(ps, facts.EventWeightsFormat, lvl, b, f)
+		case has(b, "Using cache directory:") && contains(b, "torch.compile"):
+			f := map[string]any{"stage": "begin"}
+			if w := wordAfter(b, "directory: "); w != nil {
+				f["cache_dir"] = string(w)
+			}
+			return p.emit(ps, facts.EventTorchCompile, lvl, b, f)
+		case has(b, "Using ") && (contains(b, "backend") || has(b, "Using FlashAttention version")):
+			if ev := p.vllmBackend(ps, lvl, b); ev != nil {
+				return ev
+			}
+		case has(b, "Use ") && contains(b, "attention backend"):
+			f := map[string]any{}
+			if w := wordAfter(b, "Use "); w != nil {
+				f["backend"] = string(w)
+			}
+			return p.emit(ps, facts.EventAttentionBackend, lvl, b, f)
+		case has(b, "Uvicorn running on"):
+			f := map[string]any{"server": "uvicorn"}
+			if w := wordAfter(b, "running on "); w != nil {
+				f["url"] = string(w)
+			}
+			return p.emit(ps, facts.EventHTTPStart, lvl, b, f)
+		}
+	case 'W':
+		switch {
+		case has(b, "Watchdog timeout"):
+			return p.watchdog(ps, b)
+		case has(b, "Waiting for creating a placement group"):
+			f := map[string]any{}
+			if v, ok := numAfter(b, "specs for"); ok {
+				f["wait_s"] = v
+			}
+			return p.emit(ps, facts.EventPlacementWait, facts.LevelWarning, b, f)
+		case has(b, "Worker proc ") && contains(b, "died unexpectedly"):
+			f := map[string]any{}
+			if w := wordAfter(b, "Worker proc "); w != nil {
+				f["worker"] = string(w)
+			}
+			return p.emit(ps, facts.EventWorkerDied, facts.LevelError, b, f)
+		case has(b, "WorkerProc was terminated"):
+			return p.emit(ps, facts.EventShutdown, lvl, b, map[string]any{"what": "worker-terminated"})
+		case has(b, "WorkerProc failed to start"):
+			return p.emit(ps, facts.EventEngineInitFailed, facts.LevelError, b, map[string]any{"what": "worker"})
+		case has(b, "Warming up"):
+			return p.emit(ps, facts.EventWarmup, lvl, b, nil)
+		}
+	case 'i':
+		if has(b, "init engine") && contains(b, "took") {
+			f := map[string]any{}
+			if v, ok := numAfter(b, "took"); ok {
+				f["elapsed_s"] = v
+			}
+			if v, ok := numAfter(b, "compilation:"); ok {
+				f["compilation_s"] = v
+			}
+			return p.emit(ps, facts.EventInitEngineDone, lvl, b, f)
+		}
+	case 'n':
+		if has(b, "non-default args: {") {
+			return p.argsDump(ps, lvl, b, b[len("non-default args: "):], "non-default-args", facts.EventNonDefaultArgs, false)
+		}
+	case 'a':
+		if has(b, "args: Namespace(") {
+			return p.argsDump(ps, lvl, b, b[len("args: "):], "non-default-args", facts.EventNonDefaultArgs, true)
+		}
+	case 'r':
+		switch {
+		case has(b, "reading GPU P2P access cache from"):
+			return p.emit(ps, facts.EventP2P, lvl, b, map[string]any{"cache": string(trimDot(b[len("reading GPU P2P access cache from "):]))})
+		case has(b, "rank ") && contains(b, " is assigned as "):
+			return p.rankAssigned(ps, lvl, b)
+		}
+	case 's':
+		switch {
+		case has(b, "server_args=ServerArgs("):
+			return p.argsDump(ps, lvl, b, b[len("server_args="):], "server-args", facts.EventServerArgs, false)
+		case has(b, "sglang is using nccl=="):
+			return p.emit(ps, facts.EventNCCLVersion, lvl, b, map[string]any{"version": string(trimDot(b[len("sglang is using nccl=="):]))})
+		}
+	case 'v':
+		switch {
+		case has(b, "vLLM API server version "):
+			return p.emit(ps, facts.EventVersion, lvl, b, map[string]any{"engine": "vllm", "version": string(trimDot(b[len("vLLM API server version "):]))})
+		case has(b, "vLLM is using nccl=="):
+			return p.emit(ps, facts.EventNCCLVersion, lvl, b, map[string]any{"version": string(trimDot(b[len("vLLM is using nccl=="):]))})
+		}
+	case 'w':
+		if has(b, "world_size=") && contains(b, "distributed_init_method=") {
+			f := map[string]any{}
+			for _, kv := range bytes.Fields(b) {
+				if e := bytes.IndexByte(kv, '='); e > 0 {
+					if v, n := parseNum(kv[e+1:]); n > 0 && n == len(kv)-e-1 {
+						f[string(kv[:e])] = v
+					} else {
+						f[string(kv[:e])] = string(kv[e+1:])
+					}
+				}
+			}
+			return p.emit(ps, facts.EventDistInitBegin, lvl, b, f)
+		}
+	case '[':
+		switch {
+		case has(b, "[shutdown] "):
+			return p.emit(ps, facts.EventShutdown, lvl, b, map[string]any{"what": string(b[len("[shutdown] "):min(len(b), len("[shutdown] ")+64)])})
+		case has(b, "[AR] "):
+			f := map[string]any{}
+			if contains(b, "custom AR disabled") {
+				f["enabled"] = false
+			} else if has(b, "[AR] Using ") {
+				f["enabled"] = true
+			}
+			return p.emit(ps, facts.EventCustomAllReduce, lvl, b, f)
+		}
+	case '*':
+		if has(b, "*** SIGTERM received") || has(b, "*** SIGKILL") || has(b, "*** SIGSEGV received") || has(b, "*** SIGABRT received") {
+			sig := b[4:]
+			if e := bytes.IndexByte(sig, ' '); e > 0 {
+				sig = sig[:e]
+			}
+			return p.emit(ps, facts.EventSignal, facts.LevelWarning, b, map[string]any{"signal": string(sig)})
+		}
+	case '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		if ev, ok := p.engineLine(ps, lvl, b); ok {
+			return ev
+		}
+	case 'f':
+		if has(b, "flashinfer.jit: ") {
+			return p.flashinfer(l, ps, lvl, b[len("flashinfer.jit: "):])
+		}
+	case '/':
+		if ev := p.pyWarning(ps, b); ev != nil {
+			return ev
+		}
+	}
+	if b[0] >= 'A' && b[0] <= 'Z' && looksLikeException(b) {
+		// An exception line outside a traceback ("RuntimeError: ...").
+		return p.exceptionLine(ps, b)
+	}
+	if bare || l.tag != nil {
+		if ev := p.cmdline(ps, b); ev != nil {
+			return ev
+		}
+		if ev := p.ninja(ps, b); ev != nil {
+			return ev
+		}
+		if b[0] != '/' {
+			if ev := p.pyWarning(ps, b); ev != nil {
+				return ev
+			}
+		}
+	}
+	if has(b, "terminate called after throwing an instance of") {
+		return p.emit(ps, facts.EventError, facts.LevelCritical, b, map[string]any{"what": "c++-terminate"})
+	}
+	if has(b, "Aborted (core dumped)") {
+		return p.emit(ps, facts.EventKilled, facts.LevelCritical, b, map[string]any{"signal": "SIGABRT"})
+	}
+	return nil
+}
+
+func wordUntil(b []byte, c byte) []byte {
+	if k := bytes.IndexByte(b, c); k >= 0 {
+		return b[:k]
+	}
+	return b
+}
+
+// capture reads SGLang's "Capture <graph> begin/end" lines of every era.
+func (p *parser) capture(ps *procState, lvl facts.Level, b []byte) *facts.LogEvent {
+	rest := b[len("Capture "):]
+	if k := bytes.Index(rest, []byte(" failed")); k >= 0 && k < 48 {
+		return p.emit(ps, facts.EventGraphFailed, facts.LevelError, b, map[string]any{"graph": string(rest[:k])})
+	}
+	var typ facts.EventType
+	var k int
+	if k = bytes.Index(rest, []byte(" begin")); k >= 0 && k < 64 {
+		typ = facts.EventGraphBegin
+	} else if k = bytes.Index(rest, []byte(" end")); k >= 0 && k < 64 {
+		typ = facts.EventGraphEnd
+	} else {
+		return nil
+	}
+	f := map[string]any{"graph": string(rest[:k])}
+	if v, ok := numAfter(b, "avail mem="); ok {
+		f["avail_mem_gb"] = v
+	}
+	if typ == facts.EventGraphEnd {
+		if v, ok := numAfter(b, "elapsed"); ok {
+			f["elapsed_s"] = v
+		}
+		if v, ok := numAfter(b, "mem usage="); ok {
+			f["mem_usage_gb"] = v
+		}
+	} else if w := wordAfter(b, "backend="); w != nil {
+		f["backend"] = string(w)
+	}
+	return p.emit(ps, typ, lvl, b, f)
+}
+
+// kvAlloc reads "KV Cache is allocated. [dtype: X, ]#tokens: N, K size: a GB,
+// V size: b GB" (MHA) or "... KV size: c GB" (MLA).
+func (p *parser) kvAlloc(ps *procState, lvl facts.Level, b []byte) *facts.LogEvent {
+	f := map[string]any{}
+	if v, ok := numAfter(b, "#tokens:"); ok {
+		f["tokens"] = v
+	}
+	if v, ok := numAfter(b, " K size:"); ok {
+		f["k_size_gb"] = v
+	}
+	if v, ok := numAfter(b, " V size:"); ok {
+		f["v_size_gb"] = v
+	}
+	if v, ok := numAfter(b, " KV size:"); ok {
+		f["kv_size_gb"] = v
+	}
+	if w := wordAfter(b, "dtype: "); w != nil {
+		f["dtype"] = string(w)
+	}
+	return p.emit(ps, facts.EventKVCacheAlloc, lvl, b, f)
+}
+
+// retract reads "KV cache pool is full. Retract requests. #retracted_reqs: 1,
+// #new_token_ratio: 0.9998 -> 1.0000" and its older wording.
+func (p *parser) retract(ps *procState, b []byte) *facts.LogEvent {
+	f := map[string]any{}
+	if v, ok := numAfter(b, "#retracted_reqs:"); ok {
+		f["retracted"] = v
+	}
+	if v, ok := numAfter(b, "#new_tokens_gained:"); ok {
+		f["new_tokens_gained"] = v
+	}
+	if k := bytes.Index(b, []byte("#new_token_ratio:")); k >= 0 {
+		r := b[k+len("#new_token_ratio:"):]
+		if v, ok := numAfter(r, ""); ok {
+			f["ratio_before"] = v
+		}
+		if v, ok := numAfter(r, "->"); ok {
+			f["ratio_after"] = v
+		}
+	}
+	return p.emit(ps, facts.EventRetract, facts.LevelWarning, b, f)
+}
+
+// watchdog reads the scheduler watchdog lines of every era:
+// "Watchdog timeout (self.watchdog_timeout=300)",
+// "Scheduler watchdog timeout (self.watchdog_timeout=300, self.soft=False)".
+func (p *parser) watchdog(ps *procState, b []byte) *facts.LogEvent {
+	f := map[string]any{}
+	if k := bytes.Index(b, []byte(" watchdog timeout")); k > 0 {
+		f["component"] = string(b[:k])
+	}
+	if v, ok := numAfter(b, "watchdog_timeout="); ok {
+		f["timeout_s"] = v
+	}
+	if k := bytes.Index(b, []byte("self.soft=")); k >= 0 {
+		f["soft"] = has(b[k+len("self.soft="):], "True")
+	}
+	lvl := facts.LevelError
+	if soft, _ := f["soft"].(bool); soft {
+		lvl = facts.LevelWarning
+	}
+	return p.emit(ps, facts.EventWatchdogTimeout, lvl, b, f)
+}
+
+// subprocessCrashed reads "Subprocess scheduler_0 (pid=12345) crashed with
+// exit code -6. Triggering SIGQUIT for cleanup...".
+func (p *parser) subprocessCrashed(ps *procState, b []byte) *facts.LogEvent {
+	f := map[string]any{}
+	if w := wordAfter(b, "Subprocess "); w != nil {
+		f["name"] = string(w)
+	}
+	if v, ok := numAfter(b, "pid="); ok {
+		f["pid"] = v
+	}
+	if v, ok := numAfter(b, "exit code"); ok {
+		f["exit_code"] = v
+	}
+	return p.emit(ps, facts.EventChildFailed, facts.LevelError, b, f)
+}
+
+// schedulerDied reads "Rank 0 scheduler died during initialization (exit
+// code: -9)".
+func (p *parser) schedulerDied(ps *procState, b []byte) *facts.LogEvent {
+	f := map[string]any{"what": "scheduler"}
+	if v, ok := numAfter(b, "Rank"); ok {
+		f["rank"] = v
+	}
+	if v, ok := numAfter(b, "exit code:"); ok {
+		f["exit_code"] = v
+	}
+	return p.emit(ps, facts.EventChildFailed, facts.LevelError, b, f)
+}
+
+func (p *parser) rpcTimeout(ps *procState, b []byte) *facts.LogEvent {
+	if !contains(b, "timed out") {
+		return nil
+	}
+	f := map[string]any{}
+	if k := bytes.Index(b, []byte("RPC call to ")); k >= 0 {
+		f["method"] = string(wordAfter(b[k:], "RPC call to "))
+	}
+	return p.emit(ps, facts.EventRPCTimeout, facts.LevelError, b, f)
+}
+
+// engineLine reads the lines vLLM's front end prefixes with "Engine 000: ".
+func (p *parser) engineLine(ps *procState, lvl facts.Level, b []byte) (*facts.LogEvent, bool) {
+	k := bytes.Index(b, []byte(": "))
+	if k <= 0 || k > 40 {
+		return nil, false
+	}
+	head, rest := b[:k], b[k+2:]
+	if !(has(head, "Engine ") || bytes.HasSuffix(head, []byte("Engines Aggregated")) || bytes.HasSuffix(head, []byte(" Engines"))) {
+		return nil, false
+	}
+	switch {
+	case has(rest, "Avg prompt throughput"):
+		p.statVLLM(ps, facts.EventStatThroughput, head, rest)
+		return nil, true
+	case contains(rest, "num_gpu_blocks is:"):
+		f := map[string]any{}
+		if v, ok := numAfter(rest, "num_gpu_blocks is:"); ok {
+			f["gpu_blocks"] = v
+		}
+		return p.emit(ps, facts.EventKVCacheSize, lvl, b, f), true
+	}
+	return nil, false
+}
+
+// engineInit reads "Initializing a V1 LLM engine (v0.10.2) with config:
+// model='...', tensor_parallel_size=2, ...".
+func (p *parser) engineInit(ps *procState, lvl facts.Level, b []byte) *facts.LogEvent {
+	f := map[string]any{}
+	if k := bytes.Index(b, []byte("(v")); k >= 0 {
+		if e := bytes.IndexByte(b[k:], ')'); e > 0 {
+			f["version"] = string(b[k+2 : k+e])
+		}
+	}
+	switch {
+	case has(b, "Initializing a V1"):
+		f["engine_version"] = "V1"
+	case has(b, "Initializing a V0"), has(b, "Initializing an LLM"):
+		f["engine_version"] = "V0"
+	}
+	if k := bytes.Index(b, []byte("with config: ")); k >= 0 {
+		n := 0
+		pyPairs(b[k+len("with config: "):], '=', func(key, val []byte) {
+			if n >= maxSettings {
+				return
+			}
+			n++
+			if v, ok := pyValue(val); ok {
+				if _, dup := f[string(key)]; !dup {
+					f[string(key)] = v
+				}
+			}
+		})
+	}
+	return p.emit(ps, facts.EventEngineInit, lvl, b[:min(len(b), 200)], f)
+}
+
+// rankAssigned reads "rank 1 in world size 4 is assigned as DP rank 0, PP
+// rank 0, TP rank 1, EP rank 1".
+func (p *parser) rankAssigned(ps *procState, lvl facts.Level, b []byte) *facts.LogEvent {
+	f := map[string]any{}
+	if v, ok := numAfter(b, "rank"); ok {
+		f["rank"] = v
+	}
+	if v, ok := numAfter(b, "world size"); ok {
+		f["world_size"] = v
+	}
+	for _, k := range [...]struct{ key, name string }{{"DP rank", "dp"}, {"PP rank", "pp"}, {"PCP rank", "pcp"}, {"TP rank", "tp"}, {"EP rank", "ep"}} {
+		if v, ok := numAfter(b, k.key); ok {
+			f[k.name] = v
+		}
+	}
+	return p.emit(ps, facts.EventRankAssigned, lvl, b, f)
+}
+
+// vllmBackend reads vLLM's attention backend lines of every era.
+func (p *parser) vllmBackend(ps *procState, lvl facts.Level, b []byte) *facts.LogEvent {
+	switch {
+	case has(b, "Using FlashAttention version"):
+		if v, ok := numAfter(b, "version"); ok {
+			return p.emit(ps, facts.EventAttentionBackend, lvl, b, map[string]any{"backend": "FLASH_ATTN", "fa_version": v})
+		}
+	case contains(b, " attention backend out of potential backends"):
+		k := bytes.Index(b, []byte(" attention backend"))
+		f := map[string]any{"backend": string(bytes.Trim(b[len("Using "):k], "'"))}
+		if c := bytes.Index(b, []byte("backends: ")); c >= 0 {
+			f["candidates"] = string(trimDot(b[c+len("backends: "):]))
+		}
+		return p.emit(ps, facts.EventAttentionBackend, lvl, b, f)
+	case bytes.HasSuffix(trimDot(b), []byte(" backend on V1 engine")):
+		name := trimDot(b)[len("Using ") : len(trimDot(b))-len(" backend on V1 engine")]
+		return p.emit(ps, facts.EventAttentionBackend, lvl, b, map[string]any{"backend": string(name), "engine_version": "V1"})
+	case bytes.HasSuffix(trimDot(b), []byte(" backend")) && !contains(b, " for ") && !contains(b, "MoE") && !contains(b, "sampling"):
+		name := trimDot(b)[len("Using ") : len(trimDot(b))-len(" backend")]
+		if i := bytes.LastIndexByte(name, '.'); i >= 0 {
+			name = name[i+1:] // AttentionBackendEnum.FLASHINFER
+		}
+		if len(name) == 0 || len(name) > 48 {
+			return nil
+		}
+		return p.emit(ps, facts.EventAttentionBackend, lvl, b, map[string]any{"backend": string(name)})
+	}
+	return nil
+}
+
+// freeMemory reads vLLM's memory summary "Free memory on device
+// (14.66/15.99 GiB) on startup. Desired GPU memory utilization is (0.8, 12.79
+// GiB). Actual usage is 4.15 GiB for weight, 2.65 GiB for peak activation,
+// ..." and, as an error, "... on startup is less than desired GPU memory
+// utilization (0.9, 71.33 GiB)".
+func (p *parser) freeMemory(ps *procState, lvl facts.Level, b []byte) *facts.LogEvent {
+	f := map[string]any{}
+	if v, ok := numAfter(b, "device ("); ok {
+		f["free_gib"] = v
+	}
+	if k := bytes.Index(b, []byte("device (")); k >= 0 {
+		if v, ok := numAfter(b[k:], "/"); ok {
+			f["total_gib"] = v
+		}
+	}
+	if k := bytes.Index(b, []byte("utilization")); k >= 0 {
+		r := b[k:]
+		if v, ok := numAfter(r, "("); ok {
+			f["utilization"] = v
+		}
+		if v, ok := numAfter(r, ", "); ok {
+			f["desired_gib"] = v
+		}
+	}
+	for _, k := range [...]struct{ key, name string }{{" for weight", "weights_gib"}, {" for peak activation", "activation_gib"}, {" for non-torch memory", "non_torch_gib"}, {" for CUDAGraph memory", "cuda_graph_gib"}} {
+		if i := bytes.Index(b, []byte(k.key)); i > 0 {
+			j := i - 1
+			for j >= 0 && b[j] != ' ' {
+				j--
+			}
+			for j >= 0 && b[j] == ' ' {
+				j--
+			}
+			for j >= 0 && b[j] != ' ' {
+				j--
+			}
+			if v, n := parseNum(b[j+1:]); n > 0 {
+				f[k.name] = v
+			}
+		}
+	}
+	if contains(b, "is less than desired") {
+		f["kind"] = "startup-free-memory"
+		return p.emit(ps, facts.EventOOM, facts.LevelError, b, f)
+	}
+	return p.emit(ps, facts.EventMemoryProfile, lvl, b, f)
+}
+
+// oom reads PyTorch's CUDA out-of-memory messages of both eras.
+func (p *parser) oom(ps *procState, b []byte) *facts.LogEvent {
+	k := bytes.Index(b, []byte("CUDA out of memory"))
+	if k < 0 {
+		if contains(b, "CUDA error: out of memory") {
+			return p.emit(ps, facts.EventOOM, facts.LevelError, b, map[string]any{"kind": "cuda"})
+		}
+		return nil
+	}
+	f := map[string]any{"kind": "cuda"}
+	r := b[k:]
+	if v, ok := gibAfter(r, "Tried to allocate"); ok {
+		f["tried_gib"] = v
+	}
+	if v, ok := numAfter(r, "GPU "); ok {
+		f["gpu"] = v
+	} else if v, ok := numAfter(r, "(GPU "); ok {
+		f["gpu"] = v
+	}
+	if v, ok := gibAfter(r, "total capacity of"); ok {
+		f["total_gib"] = v
+	} else if v, ok := gibBefore(r, " total capacity"); ok {
+		f["total_gib"] = v
+	}
+	if v, ok := gibAfter(r, "of which"); ok {
+		f["free_gib"] = v
+	} else if v, ok := gibBefore(r, " free"); ok {
+		f["free_gib"] = v
+	}
+	if v, ok := gibAfter(r, "this process has"); ok {
+		f["in_use_gib"] = v
+	}
+	if v, ok := gibAfter(r, "Of the allocated memory"); ok {
+		f["allocated_gib"] = v
+	} else if v, ok := gibBefore(r, " already allocated"); ok {
+		f["allocated_gib"] = v
+	}
+	if v, ok := gibAfter(r, "and "); ok && contains(r, "reserved by PyTorch but unallocated") {
+		f["reserved_unallocated_gib"] = v
+	} else if v, ok := gibBefore(r, " reserved in total"); ok {
+		f["reserved_gib"] = v
+	}
+	return p.emit(ps, facts.EventOOM, facts.LevelError, b, f)
+}
+
+// gibAfter reads a size after key and converts it to GiB ("565.31 MiB",
+// "0 bytes").
+func gibAfter(b []byte, key string) (float64, bool) {
+	k := bytes.Index(b, []byte(key))
+	if k < 0 {
+		return 0, false
+	}
+	r := b[k+len(key):]
+	i := skipSpaces(r, 0)
+	return sizeGiB(r[i:])
+}
+
+// gibBefore reads the size that ends right before key ("27.91 GiB already
+// allocated").
+func gibBefore(b []byte, key string) (float64, bool) {
+	k := bytes.Index(b, []byte(key))
+	if k <= 0 {
+		return 0, false
+	}
+	j := k - 1
+	for j >= 0 && b[j] != ' ' {
+		j--
+	}
+	j--
+	for j >= 0 && b[j] != ' ' && b[j] != '(' && b[j] != ';' {
+		j--
+	}
+	return sizeGiB(b[j+1 : k])
+}
+
+func sizeGiB(b []byte) (float64, bool) {
+	v, n := parseNum(b)
+	if n == 0 {
+		return 0, false
+	}
+	u := bytes.TrimLeft(b[n:], " ")
+	switch {
+	case has(u, "GiB"), has(u, "GB"):
+		return v, true
+	case has(u, "MiB"), has(u, "MB"):
+		return v / 1024, true
+	case has(u, "KiB"), has(u, "KB"):
+		return v / (1024 * 1024), true
+	case has(u, "TiB"):
+		return v * 1024, true
+	case has(u, "bytes"):
+		return v / (1 << 30), true
+	}
+	return 0, false
+}
+
+// collectiveTimeout reads the c10d watchdog's "Watchdog caught collective
+// operation timeout: WorkNCCL(SeqNum=218, OpType=ALLREDUCE, NumelIn=...,
+// NumelOut=..., Timeout(ms)=600000) ran for 600001 milliseconds before timing
+// out." and "Timeout at NCCL work: 218, last enqueued NCCL work: 218, last
+// completed NCCL work: 217."
+func (p *parser) collectiveTimeout(ps *procState, lvl facts.Level, b []byte) *facts.LogEvent {
+	f := map[string]any{}
+	if v, ok := numAfter(b, "[Rank "); ok {
+		f["rank"] = v
+	} else if v, ok := numAfter(b, " Rank "); ok {
+		f["rank"] = v
+	}
+	if v, ok := numAfter(b, "SeqNum="); ok {
+		f["seq_num"] = v
+	}
+	if w := wordAfter(b, "OpType="); w != nil {
+		f["op_type"] = string(w)
+	}
+	if v, ok := numAfter(b, "NumelIn="); ok {
+		f["numel_in"] = v
+	}
+	if v, ok := numAfter(b, "NumelOut="); ok {
+		f["numel_out"] = v
+	}
+	if v, ok := numAfter(b, "Timeout(ms)="); ok {
+		f["timeout_ms"] = v
+	}
+	if v, ok := numAfter(b, "ran for"); ok {
+		f["ran_for_ms"] = v
+	}
+	if v, ok := numAfter(b, "Timeout at NCCL work:"); ok {
+		f["seq_num"] = v
+	}
+	if v, ok := numAfter(b, "last enqueued NCCL work:"); ok {
+		f["last_enqueued"] = v
+	}
+	if v, ok := numAfter(b, "last completed NCCL work:"); ok {
+		f["last_completed"] = v
+	}
+	if lvl == facts.LevelNone {
+		lvl = facts.LevelError
+	}
+	return p.emit(ps, facts.EventCollectiveTimout, lvl, b, f)
+}
+
+// torchLine handles torch's glog-style and c10d lines.
+func (p *parser) torchLine(l *line, ps *procState, lvl facts.Level) *facts.LogEvent {
+	b := l.body
+	f := map[string]any{}
+	if l.torchRank >= 0 {
+		f["rank"] = float64(l.torchRank)
+	}
+	switch {
+	case contains(b, "Watchdog caught collective operation timeout") || contains(b, "Timeout at NCCL work:"):
+		ev := p.collectiveTimeout(ps, lvl, b)
+		if l.torchRank >= 0 {
+			if _, ok := ev.Fields["rank"]; !ok {
+				ev.Fields["rank"] = float64(l.torchRank)
+			}
+		}
+		return ev
+	case contains(b, "watchdog got stuck") || contains(b, "Heartbeat monitor timed out"):
+		f["kind"] = "heartbeat"
+		return p.emit(ps, facts.EventCollectiveTimout, facts.LevelError, b, f)
+	}
+	if lvl == facts.LevelInfo || lvl == facts.LevelNone {
+		return nil
+	}
+	if contains(b, "out of memory") && contains(b, "CUDA") {
+		return p.oom(ps, b)
+	}
+	if bytes.HasPrefix(b, tbHead) {
+		return nil
+	}
+	if k := bytes.IndexByte(l.hdr, ' '); k > 0 {
+		// the source file of the glog line
+		h := l.hdr
+		if e := bytes.LastIndexByte(h, ' '); e > 0 {
+			f["file"] = string(bytes.TrimRight(h[e+1:], "]"))
+		}
+	}
+	return p.emit(ps, facts.EventTorchLog, lvl, b, f)
+}
+
+// nccl handles NCCL's debug lines: its version, the transports of its
+// channels (once per rank and transport), init completion and warnings.
+func (p *parser) nccl(l *line, ps *procState, lvl facts.Level) *facts.LogEvent {
+	b := l.body
+	f := map[string]any{"host": string(l.ncclHost), "pid": float64(l.ncclPID), "rank": float64(l.ncclRank)}
+	if lvl == facts.LevelWarning || lvl == facts.LevelError {
+		return p.emit(ps, facts.EventNCCLWarn, facts.LevelWarning, b, f)
+	}
+	switch {
+	case has(b, "NCCL version "):
+		f["version"] = string(wordAfter(b, "NCCL version "))
+		return p.emit(ps, facts.EventNCCLVersion, lvl, b, f)
+	case contains(b, " via "):
+		tr := wordAfter(b, " via ")
+		if len(tr) == 0 {
+			return nil
+		}
+		if s := bytes.IndexByte(tr, '/'); s > 0 {
+			tr = tr[:s]
+		}
+		p.kbuf = append(p.kbuf[:0], l.ncclHost...)
+		p.kbuf = append(p.kbuf, '|')
+		p.kbuf = strconv.AppendInt(p.kbuf, int64(l.ncclRank), 10)
+		p.kbuf = append(p.kbuf, '|')
+		p.kbuf = append(p.kbuf, tr...)
+		if p.ncclSeen[string(p.kbuf)] || len(p.ncclSeen) >= 4096 {
+			return nil
+		}
+		p.ncclSeen[string(p.kbuf)] = true
+		f["transport"] = string(tr)
+		return p.emit(ps, facts.EventNCCLInfo, lvl, b, f)
+	case contains(b, "Init COMPLETE"):
+		f["what"] = "init-complete"
+		return p.emit(ps, facts.EventNCCLInfo, lvl, b, f)
+	}
+	return nil
+}
+
+// gloo reads "[Gloo] Rank 0 is connected to 7 peer ranks. Expected number of
+// connected peer ranks is : 7".
+func (p *parser) gloo(l *line, ps *procState) *facts.LogEvent {
+	b := l.body
+	f := map[string]any{}
+	if v, ok := numAfter(b, "Rank"); ok {
+		f["rank"] = v
+	}
+	if v, ok := numAfter(b, "connected to"); ok {
+		f["connected"] = v
+	}
+	if v, ok := numAfter(b, "peer ranks is"); ok {
+		f["expected"] = v
+	}
+	lvl := facts.LevelInfo
+	c, _ := f["connected"].(float64)
+	e, _ := f["expected"].(float64)
+	if c != e {
+		lvl = facts.LevelWarning
+	} else {
+		// Gloo prints this for every group of every rank: keep the first
+		// per rank and peer count, and every mismatch.
+		p.kbuf = append(p.kbuf[:0], "gloo|"...)
+		p.kbuf = append(p.kbuf, b...)
+		if p.ncclSeen[string(p.kbuf)] || len(p.ncclSeen) >= 4096 {
+			return nil
+		}
+		p.ncclSeen[string(p.kbuf)] = true
+	}
+	return p.emit(ps, facts.EventGloo, lvl, b, f)
+}
+
+// flashinfer reads flashinfer's JIT logger.
+func (p *parser) flashinfer(l *line, ps *procState, lvl facts.Level, b []byte) *facts.LogEvent {
+	msg := l.body
+	switch {
+	case has(b, "Loading JIT ops: "):
+		return p.emit(ps, facts.EventJITBegin, lvl, msg, map[string]any{"what": "flashinfer", "op": string(b[len("Loading JIT ops: "):])})
+	case has(b, "Finished loading JIT ops: "):
+		return p.emit(ps, facts.EventJITEnd, lvl, msg, map[string]any{"what": "flashinfer", "op": string(b[len("Finished loading JIT ops: "):])})
+	case has(b, "[Autotuner]: Autotuning process starts"):
+		return p.emit(ps, facts.EventJITBegin, lvl, msg, map[string]any{"what": "flashinfer-autotune"})
+	case has(b, "[Autotuner]: Autotuning process ends"):
+		return p.emit(ps, facts.EventJITEnd, lvl, msg, map[string]any{"what": "flashinfer-autotune"})
+	}
+	if lvl.Severe() {
+		return p.emit(ps, facts.EventJITFailed, lvl, msg, map[string]any{"what": "flashinfer"})
+	}
+	return nil
+}
+
+// uvicorn reads uvicorn's own lines: start, ready, access log, shutdown.
+func (p *parser) uvicorn(l *line, ps *procState, lvl facts.Level) *facts.LogEvent {
+	b := l.body
+	switch {
+	case has(b, "Started server process"):
+		return p.uvicornStarted(ps, lvl, b)
+	case has(b, "Application startup complete"):
+		if p.engine() == facts.EngineSGLang {
+			// SGLang's server is ready only after its warmup request.
+			return p.emit(ps, facts.EventHTTPStart, lvl, b, map[string]any{"server": "uvicorn", "stage": "startup-complete"})
+		}
+		return p.emit(ps, facts.EventReady, lvl, b, map[string]any{"server": "uvicorn"})
+	case has(b, "Uvicorn running on"):
+		f := map[string]any{"server": "uvicorn"}
+		if w := wordAfter(b, "running on "); w != nil {
+			f["url"] = string(w)
+		}
+		return p.emit(ps, facts.EventHTTPStart, lvl, b, f)
+	case has(b, "Shutting down"), has(b, "Application shutdown complete"), has(b, "Finished server process"):
+		return p.emit(ps, facts.EventShutdown, lvl, b, map[string]any{"server": "uvicorn"})
+	case has(b, "Exception in ASGI application"):
+		return p.emit(ps, facts.EventError, facts.LevelError, b, map[string]any{"what": "asgi"})
+	case contains(b, " HTTP/"):
+		return p.request(ps, lvl, b)
+	}
+	return nil
+}
+
+func (p *parser) uvicornStarted(ps *procState, lvl facts.Level, b []byte) *facts.LogEvent {
+	f := map[string]any{"server": "uvicorn", "stage": "process-started"}
+	if v, ok := numAfter(b, "process ["); ok {
+		f["pid"] = v
+	}
+	return p.emit(ps, facts.EventHTTPStart, lvl, b, f)
+}
+
+// request reads an access-log line `127.0.0.1:41676 - "GET /v1/models
+// HTTP/1.1" 200 OK`. All are counted in a series; the first ones and the
+// failed ones are also kept as events.
+func (p *parser) request(ps *procState, lvl facts.Level, b []byte) *facts.LogEvent {
+	q := bytes.IndexByte(b, '"')
+	if q < 0 {
+		return nil
+	}
+	e := bytes.IndexByte(b[q+1:], '"')
+	if e < 0 {
+		return nil
+	}
+	reqLine := b[q+1 : q+1+e]
+	st, n := parseNum(bytes.TrimLeft(b[q+2+e:], " "))
+	if n == 0 {
+		return nil
+	}
+	clear(p.values)
+	p.values["status"] = st
+	switch {
+	case st >= 500:
+		p.values["server_error"] = 1
+	case st >= 400:
+		p.values["client_error"] = 1
+	}
+	p.addSample(ps, facts.EventRequest, nil)
+	keep := p.requests < maxReqEvents || (st >= 400 && p.errRequests < maxErrReqEvent)
+	p.requests++
+	if st >= 400 {
+		p.errRequests++
+	}
+	if !keep {
+		return nil
+	}
+	f := map[string]any{"status": st}
+	parts := bytes.Fields(reqLine)
+	if len(parts) >= 2 {
+		f["method"] = string(parts[0])
+		f["path"] = string(parts[1])
+	}
+	if st >= 500 {
+		lvl = facts.LevelError
+	} else if st >= 400 {
+		lvl = facts.LevelWarning
+	}
+	return p.emit(ps, facts.EventRequest, lvl, b, f)
+}
+
+// pyWarning reads Python's warnings module output:
+// "/path/to/file.py:63: FutureWarning: message".
+func (p *parser) pyWarning(ps *procState, b []byte) *facts.LogEvent {
+	k := bytes.Index(b, []byte("Warning: "))
+	if k < 0 || k > 400 {
+		return nil
+	}
+	// back up over the category name
+	j := k
+	for j > 0 && b[j-1] != ' ' {
+		j--
+	}
+	if j < 2 || b[j-1] != ' ' || b[j-2] != ':' {
+		return nil
+	}
+	loc := b[:j-2]
+	c := bytes.LastIndexByte(loc, ':')
+	if c <= 0 || !bytes.HasSuffix(loc[:c], []byte(".py")) {
+		return nil
+	}
+	ln, n := parseNum(loc[c+1:])
+	if n == 0 {
+		return nil
+	}
+	cat := b[j : k+len("Warning")]
+	f := map[string]any{"category": string(cat), "file": p.text(loc[:c]), "line": ln}
+	ev := p.emit(ps, facts.EventPythonWarning, facts.LevelWarning, b[j:], f)
+	p.warnCont = ps
+	return ev
+}
+
+// ninja reads the build steps of torch's C++/CUDA extension JIT:
+// "[2/3] /usr/local/cuda/bin/nvcc ...", and its failures.
+func (p *parser) ninja(ps *procState, b []byte) *facts.LogEvent {
+	switch {
+	case len(b) > 4 && b[0] == '[' && isDigit(b[1]):
+		n, i := parseNum(b[1:])
+		if i == 0 || 1+i >= len(b) || b[1+i] != '/' {
+			return nil
+		}
+		tot, j := parseNum(b[2+i:])
+		if j == 0 || 2+i+j+1 >= len(b) || b[2+i+j] != ']' || b[3+i+j] != ' ' {
+			return nil
+		}
+		cmd := b[4+i+j:]
+		tool := cmd
+		if sp := bytes.IndexByte(tool, ' '); sp > 0 {
+			tool = tool[:sp]
+		}
+		if s := bytes.LastIndexByte(tool, '/'); s >= 0 {
+			tool = tool[s+1:]
+		}
+		return p.emit(ps, facts.EventJITProgress, facts.LevelInfo, b[:min(len(b), 512)], map[string]any{"what": "ninja", "n": n, "total": tot, "tool": string(tool)})
+	case has(b, "FAILED: "), has(b, "ninja: build stopped"):
+		return p.emit(ps, facts.EventJITFailed, facts.LevelError, b, map[string]any{"what": "ninja"})
+	}
+	return nil
+}
+
+// exceptionLine handles an exception printed without its traceback.
+func (p *parser) exceptionLine(ps *procState, b []byte) *facts.LogEvent {
+	typ, msg := splitException(b)
+	if ev := p.classifyException(ps, typ, msg, b); ev != nil {
+		return ev
+	}
+	return p.emit(ps, facts.EventError, facts.LevelError, b, map[string]any{"exc_type": string(typ)})
+}
+
+// classifyException adds the event an exception means, if it means one.
+func (p *parser) classifyException(ps *procState, typ, msg, line []byte) *facts.LogEvent {
+	switch {
+	case contains(msg, "CUDA out of memory") || contains(msg, "CUDA error: out of memory") || bytes.HasSuffix(typ, []byte("OutOfMemoryError")) && contains(msg, "CUDA"):
+		return p.oom(ps, line)
+	case contains(msg, "Engine core initialization failed"):
+		f := map[string]any{"what": "engine-core"}
+		if k := bytes.Index(msg, []byte("Failed core proc(s): ")); k >= 0 {
+			f["failed_procs"] = string(msg[k+len("Failed core proc(s): "):])
+		}
+		return p.emit(ps, facts.EventEngineInitFailed, facts.LevelError, line, f)
+	case contains(msg, "WorkerProc initialization failed"):
+		return p.emit(ps, facts.EventEngineInitFailed, facts.LevelError, line, map[string]any{"what": "worker"})
+	case bytes.HasSuffix(typ, []byte("EngineDeadError")):
+		return p.emit(ps, facts.EventEngineDead, facts.LevelError, line, map[string]any{"exc_type": string(typ)})
+	case has(msg, "RPC call to ") && contains(msg, "timed out"):
+		return p.rpcTimeout(ps, line)
+	case contains(msg, "KV cache is needed, which is larger than the available KV cache memory"):
+		f := map[string]any{}
+		if v, ok := numAfter(msg, "max seq len ("); ok {
+			f["max_seq_len"] = v
+		}
+		if k := bytes.Index(msg, []byte("), (")); k >= 0 {
+			if v, ok := numAfter(msg[k:], "), ("); ok {
+				f["needed_gib"] = v
+			}
+		}
+		if v, ok := numAfter(msg, "KV cache memory ("); ok {
+			f["available_gib"] = v
+		}
+		if v, ok := numAfter(msg, "maximum model length is"); ok {
+			f["estimated_max_len"] = v
+		}
+		return p.emit(ps, facts.EventKVInsufficient, facts.LevelError, line, f)
+	case contains(msg, "No available memory for the cache blocks"), has(msg, "Not enough memory. Please try to increase --mem-fraction-static"):
+		return p.emit(ps, facts.EventKVInsufficient, facts.LevelError, line, nil)
+	case contains(msg, "scheduler died during initialization"):
+		return p.schedulerDied(ps, msg)
+	case has(msg, "Capture cuda graph failed"), has(msg, "Capture CUDA graph failed"):
+		return p.emit(ps, facts.EventGraphFailed, facts.LevelError, line, map[string]any{"graph": "cuda graph"})
+	case has(msg, "Free memory on device ("):
+		return p.freeMemory(ps, facts.LevelError, msg)
+	case contains(msg, "Watchdog caught collective operation timeout"):
+		return p.collectiveTimeout(ps, facts.LevelError, msg)
+	}
+	return nil
+}

@@ -1,0 +1,564 @@
+// Package serverlog reads the logs of LLM inference servers, SGLang and vLLM
+// of every era, and plain Python server logs, into facts.Log: recognized
+// events with typed fields, per-process line counts and silences, progress
+// bars reduced to their last state, and stat lines as bounded series.
+//
+// A physical line is split on "\r" (tqdm rewrites) and after a progress bar
+// glued to the next record; each piece then loses, in this order, the ANSI
+// colours, the wrappers of a container runtime or collector (docker -t,
+// kubectl --timestamps, journald, Buildkite, docker compose), the process
+// tags of vLLM and Ray, and the header of whoever wrote it (SGLang, vLLM,
+// uvicorn, torch glog and c10d, flashinfer's and Ray's Python logging, Ray's
+// C++ logging, NCCL, Gloo). What remains is the message, which is matched
+// against the known milestones and failures.
+//
+// Choices worth knowing (see also the README of the package):
+//   - SGLang prints no level: it is inferred. Lines that open a traceback or
+//     name an exception are ERROR; "Warning", "Failed", "failed", "error"
+//     and "deprecated" give WARNING (real SGLang lines such as "Failed to
+//     import amdsmi" are benign, so they do not count as errors); the rest of
+//     an SGLang-prefixed line is INFO; unprefixed lines stay LevelNone.
+//   - Process names: SGLang rank tags as printed ("TP0", "DP1 TP3"); vLLM
+//     tags without pid ("APIServer", "EngineCore_DP0", "Worker_TP3");
+//     "VllmWorker rank=2" becomes "VllmWorker_rank2", "VllmWorker TP0"
+//     becomes "VllmWorker_TP0"; tags that name no rank keep their pid so
+//     that workers stay apart: "VllmWorkerProcess_5", "RayWorkerWrapper_345",
+//     and with Ray's ip= the host is appended ("RayWorkerWrapper_345@10.0.0.2")
+//     and set as Proc.Host; Ray's unnamed "(pid=7)" is "pid_7".
+//   - Unprefixed progress bars of an SGLang log are the rank-0 scheduler's
+//     (SGLang prints them only there); other unprefixed lines belong to the
+//     process that opened the multi-line record they continue, else to the
+//     main process.
+package serverlog
+
+import (
+	"bytes"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/coroner-dev/coroner/parser/facts"
+	"github.com/coroner-dev/coroner/parser/textio"
+)
+
+// Limits that keep memory bounded whatever the input.
+const (
+	maxProcs       = 1024 // distinct process tags per file
+	maxBars        = 512  // distinct progress bars per file
+	maxKeyCache    = 1024 // interned stat keys
+	maxSettings    = 4096 // settings per dump
+	maxReqEvents   = 100  // access-log lines kept as events (all are counted in a series)
+	maxErrReqEvent = 1000 // access-log lines with status >= 400 kept as events
+	maxTBLines     = 5000 // lines of one traceback before it is closed
+)
+
+// maxEvents is facts.MaxEvents; tests lower it.
+var maxEvents = facts.MaxEvents
+
+// Sniff recognizes SGLang and vLLM logs by content anywhere in the head, and
+// other server logs (Python tracebacks, NCCL, torch, uvicorn lines) with a
+// lower score.
+func Sniff(name string, head []byte) (facts.Kind, int) {
+	sg, vl, other := sniffContent(head)
+	switch {
+	case sg > 0 && sg >= vl:
+		return facts.KindSGLangLog, sg
+	case vl > 0:
+		return facts.KindVLLMLog, vl
+	case other > 0:
+		return facts.KindServerLog, other
+	}
+	n := strings.ToLower(name)
+	switch {
+	case strings.Contains(n, "sglang"):
+		return facts.KindSGLangLog, 20
+	case strings.Contains(n, "vllm"):
+		return facts.KindVLLMLog, 20
+	case strings.Contains(n, "server") || strings.HasSuffix(n, ".log"):
+		return facts.KindServerLog, 10
+	}
+	return "", 0
+}
+
+// Parse reads a server log.
+func Parse(in *textio.Input, kind facts.Kind, out *facts.Facts) {
+	p := newParser(in, kind, out)
+	for in.Scan() {
+		p.physical()
+	}
+	p.finish()
+}
+
+type procState struct {
+	pl       *facts.ProcLog
+	lastLine int
+	lastMsg  []byte
+	lastBad  bool
+	// tb is an open traceback whose lines repeat this process's prefix.
+	tb *tbState
+	// lastEv is the last event of the process and the header it came with,
+	// so that a vLLM multi-line record's traceback can be tied to it.
+	lastEv    *facts.LogEvent
+	lastEvHdr []byte
+	series    []*facts.Series
+	bars      []*barState
+	clocks    [nHdr]time.Time
+	rank0     bool
+}
+
+type parser struct {
+	in   *textio.Input
+	out  *facts.Facts
+	log  *facts.Log
+	kind facts.Kind
+
+	clk clockState
+
+	lineNo int
+	bad    bool // the current physical line is not valid UTF-8
+	ansi   []byte
+
+	// The current segment.
+	t         time.Time
+	hasT      bool
+	inherited bool
+
+	lastStamp    time.Time
+	hasLastStamp bool
+
+	procs    map[string]*procState // by tag bytes
+	byName   map[string]*procState
+	main     *procState
+	rank0    *procState
+	kbuf     []byte
+	overflow bool
+
+	pendingTag *procState // a line that held only a process tag
+	bareTB     *tbState
+	warnCont   *procState // an open Python warning whose source line may follow
+
+	events   eventBuf
+	bars     int
+	barList  []*barState
+	values   map[string]float64
+	keyCache map[string]string
+
+	sgMarks, vlMarks int
+
+	requests, errRequests int
+	ncclSeen              map[string]bool
+
+	assumptions []string
+}
+
+func newParser(in *textio.Input, kind facts.Kind, out *facts.Facts) *parser {
+	p := &parser{
+		in:       in,
+		out:      out,
+		kind:     kind,
+		log:      &facts.Log{Path: in.Path, Engine: facts.EngineUnknown},
+		procs:    map[string]*procState{},
+		byName:   map[string]*procState{},
+		values:   make(map[string]float64, 32),
+		keyCache: map[string]string{},
+		ncclSeen: map[string]bool{},
+	}
+	p.main = p.newProc(facts.Proc{Name: "", Rank: facts.NoRank})
+	return p
+}
+
+// physical handles one line of the file.
+func (p *parser) physical() {
+	raw := p.in.Bytes()
+	p.lineNo = p.in.Line()
+	p.log.Lines = p.lineNo
+	p.bad = !p.in.CheckUTF8()
+	if len(bytes.TrimSpace(raw)) > 0 {
+		p.log.LastSrc = p.in.Src()
+	}
+	if bytes.IndexByte(raw, 0x1b) >= 0 {
+		p.ansi = stripANSI(p.ansi[:0], raw)
+		raw = p.ansi
+	}
+	for {
+		i := bytes.IndexByte(raw, '\r')
+		seg := raw
+		if i >= 0 {
+			seg = raw[:i]
+		}
+		if len(seg) > 0 {
+			p.segment(seg)
+		}
+		if i < 0 {
+			break
+		}
+		raw = raw[i+1:]
+	}
+}
+
+// stripANSI copies b without its CSI escape sequences.
+func stripANSI(dst, b []byte) []byte {
+	for i := 0; i < len(b); i++ {
+		if b[i] != 0x1b {
+			dst = append(dst, b[i])
+			continue
+		}
+		if i+1 < len(b) && b[i+1] == '[' {
+			j := i + 2
+			for j < len(b) && (b[j] < 0x40 || b[j] > 0x7e) {
+				j++
+			}
+			i = j
+			continue
+		}
+		// A lone ESC or another escape: drop the ESC and the next byte.
+		i++
+	}
+	return dst
+}
+
+// segment handles one "\r"-separated piece of a line, which may itself end
+// in a progress bar glued to the next record.
+func (p *parser) segment(seg []byte) {
+	for k := 0; k < 64 && len(seg) > 0; k++ {
+		if len(bytes.TrimSpace(seg)) == 0 {
+			return
+		}
+		var l line
+		l.reset(seg)
+		peel(&l)
+		seg = p.handle(&l)
+	}
+}
+
+// handle processes one record and returns what follows a progress bar on the
+// same segment, if anything.
+func (p *parser) handle(l *line) []byte {
+	p.t, p.hasT = p.clk.resolve(l)
+	p.inherited = false
+	if !p.hasT && p.hasLastStamp {
+		p.t, p.inherited = p.lastStamp, true
+	}
+	if l.tagOnly {
+		ps := p.procFor(l)
+		p.count(ps, l, nil)
+		p.pendingTag = ps
+		return nil
+	}
+	bare := !l.hasHeader() && l.tag == nil
+
+	if l.tag != nil && l.kind == hdrNone && len(l.body) > 0 {
+		// A tagged line without a header: a bar, a raw traceback, a print.
+		// Nothing to do here; fall through.
+	}
+
+	// Continuations of an open traceback.
+	if p.bareTB != nil {
+		if bare {
+			if p.tbFeed(p.bareTB, l, nil) {
+				return nil
+			}
+		} else {
+			p.tbClose(p.bareTB)
+		}
+	}
+	ps := p.procFor(l)
+	if !bare && ps.tb != nil {
+		if p.tbFeed(ps.tb, l, ps) {
+			return nil
+		}
+	}
+
+	// Progress bars.
+	if bytes.IndexByte(l.body, '%') >= 0 && bytes.IndexByte(l.body, '|') >= 0 {
+		if rest, ok := p.bar(l, ps, bare); ok {
+			return rest
+		}
+	}
+	if len(bytes.TrimSpace(l.body)) > 0 || l.hasHeader() {
+		p.pendingTag = nil
+	}
+
+	if p.hasT {
+		p.lastStamp, p.hasLastStamp = p.t, true
+		p.checkJump(ps, l)
+	}
+	p.marks(l)
+	p.count(ps, l, l.body)
+
+	// Source lines of a Python warning.
+	if p.warnCont != nil {
+		if (bare || (l.tag != nil && l.kind == hdrNone)) && len(l.body) > 0 && (l.body[0] == ' ' || l.body[0] == '\t') {
+			return nil
+		}
+		p.warnCont = nil
+	}
+
+	body, repeated := stripRayDedup(l.body)
+	l.body = body
+	if bytes.HasPrefix(body, tbHead) {
+		p.tbStart(l, ps, bare, nil)
+		return nil
+	}
+	ev := p.recognize(l, ps, bare)
+	if repeated > 0 && ev != nil {
+		setField(ev, "repeated", float64(repeated))
+	}
+	if bytes.HasSuffix(bytes.TrimRight(body, " "), tbHead) {
+		p.tbStart(l, ps, bare, ev)
+	}
+	if ev != nil {
+		ps.lastEv = ev
+		ps.lastEvHdr = append(ps.lastEvHdr[:0], l.hdr...)
+	}
+	return nil
+}
+
+// marks counts the lines that show which engine wrote the log.
+func (p *parser) marks(l *line) {
+	switch l.kind {
+	case hdrSGLang, hdrSGLangOld, hdrGPU:
+		p.sgMarks++
+	case hdrVLLM:
+		if !bytes.HasPrefix(l.body, []byte("Automatically detected platform")) {
+			p.vlMarks++
+		}
+	case hdrNone:
+		if l.tag != nil && (bytes.HasPrefix(l.tag, []byte("APIServer")) || bytes.HasPrefix(l.tag, []byte("EngineCore")) ||
+			bytes.HasPrefix(l.tag, []byte("Worker_")) || bytes.HasPrefix(l.tag, []byte("VllmWorker"))) {
+			p.vlMarks++
+		}
+	}
+}
+
+// engine is the engine as far as the log has shown it.
+func (p *parser) engine() facts.Engine {
+	switch {
+	case p.sgMarks > p.vlMarks:
+		return facts.EngineSGLang
+	case p.vlMarks > p.sgMarks:
+		return facts.EngineVLLM
+	}
+	switch p.kind {
+	case facts.KindSGLangLog:
+		return facts.EngineSGLang
+	case facts.KindVLLMLog:
+		return facts.EngineVLLM
+	}
+	return facts.EngineUnknown
+}
+
+// checkJump reports a clock going backwards by more than jumpThreshold
+// within one process and one stamp format (libraries may stamp in another
+// zone than the engine).
+func (p *parser) checkJump(ps *procState, l *line) {
+	k := l.kind
+	if k >= nHdr {
+		return
+	}
+	if l.wst.ok && p.clk.zoned {
+		k = hdrNone
+	}
+	prev := ps.clocks[k]
+	if !prev.IsZero() && prev.Sub(p.t) > jumpThreshold {
+		p.in.Issuef(facts.IssueClockJump, "the clock of %s goes back %s, from %s to %s",
+			procLabel(ps), prev.Sub(p.t).Round(time.Second), prev.Format("2006-01-02 15:04:05"), p.t.Format("2006-01-02 15:04:05"))
+	}
+	ps.clocks[k] = p.t
+}
+
+func procLabel(ps *procState) string {
+	if ps.pl.Proc.Name == "" {
+		return "the main process"
+	}
+	return ps.pl.Proc.Name
+}
+
+// count attributes the current line to a process.
+func (p *parser) count(ps *procState, l *line, msg []byte) {
+	pl := ps.pl
+	if ps.lastLine != p.lineNo {
+		pl.Lines++
+		ps.lastLine = p.lineNo
+	}
+	src := facts.Source{File: p.in.Path, Line: p.lineNo}
+	if pl.FirstSrc.Line == 0 {
+		pl.FirstSrc = src
+	}
+	pl.LastSrc = src
+	if p.hasT && !p.inherited {
+		if pl.FirstTime.IsZero() {
+			pl.FirstTime = p.t
+		}
+		pl.LastTime = p.t
+	}
+	if msg != nil {
+		msg = bytes.TrimSpace(msg)
+		if len(msg) > 0 {
+			if len(msg) > facts.MaxMsg {
+				msg = msg[:facts.MaxMsg]
+			}
+			ps.lastMsg = append(ps.lastMsg[:0], msg...)
+			ps.lastBad = p.bad
+		}
+	}
+}
+
+// text makes a kept string of b: cut to MaxMsg, invalid UTF-8 replaced.
+func (p *parser) text(b []byte) string {
+	b = bytes.TrimSpace(b)
+	if len(b) > facts.MaxMsg {
+		b = b[:facts.MaxMsg]
+	}
+	if p.bad {
+		return strings.ToValidUTF8(string(b), "\uFFFD")
+	}
+	return string(b)
+}
+
+// emit records a recognized event for the current line.
+func (p *parser) emit(ps *procState, typ facts.EventType, lvl facts.Level, msg []byte, fields map[string]any) *facts.LogEvent {
+	ev := &facts.LogEvent{
+		Src:    facts.Source{File: p.in.Path, Line: p.lineNo},
+		Proc:   ps.pl.Proc,
+		Level:  lvl,
+		Type:   typ,
+		Msg:    p.text(msg),
+		Fields: fields,
+	}
+	if p.hasT || p.inherited {
+		ev.Time, ev.Inherited = p.t, p.inherited
+	}
+	p.events.add(ev)
+	return ev
+}
+
+func setField(ev *facts.LogEvent, k string, v any) {
+	if ev.Fields == nil {
+		ev.Fields = map[string]any{}
+	}
+	ev.Fields[k] = v
+}
+
+// finish closes what is open and fills the log's summary.
+func (p *parser) finish() {
+	if p.bareTB != nil {
+		p.tbClose(p.bareTB)
+	}
+	for _, ps := range p.byName {
+		_ = ps
+	}
+	for _, ps := range p.procList() {
+		if ps.tb != nil {
+			p.tbClose(ps.tb)
+		}
+		if len(ps.lastMsg) > 0 {
+			if ps.lastBad {
+				ps.pl.LastMsg = strings.ToValidUTF8(string(ps.lastMsg), "\uFFFD")
+			} else {
+				ps.pl.LastMsg = string(ps.lastMsg)
+			}
+		}
+	}
+	p.finishBars()
+	evs, dropped := p.events.all()
+	sort.SliceStable(evs, func(i, j int) bool { return evs[i].Src.Line < evs[j].Src.Line })
+	p.log.Events = evs
+	p.log.DroppedEvents = dropped
+	if p.log.Events == nil {
+		p.log.Events = []*facts.LogEvent{}
+	}
+	p.log.Engine = p.engine()
+	if p.log.Engine == facts.EngineUnknown && p.kind != facts.KindServerLog {
+		p.log.Engine = facts.EngineUnknown
+	}
+	for _, e := range p.log.Events {
+		if e.Type == facts.EventVersion || e.Type == facts.EventEngineInit {
+			if v := e.Str("version"); v != "" && p.log.Version == "" {
+				p.log.Version = v
+			}
+		}
+	}
+	if p.clk.needsFix() {
+		p.fixTimes()
+	}
+	p.log.FirstTime, p.log.LastTime = p.clk.bounds()
+	if c, ok := p.clk.clock(); ok {
+		p.out.Clocks[p.in.Path] = c
+	}
+	if p.clk.dateless {
+		p.out.Assumptions = append(p.out.Assumptions, fmt.Sprintf(
+			"%s: its timestamps carry no date (SGLang's [HH:MM:SS] prefix of 2024); they are placed on the first day of year %d, so only durations between its lines are meaningful",
+			p.in.Path, facts.BaseYear))
+	}
+	p.out.Assumptions = append(p.out.Assumptions, p.assumptions...)
+	p.out.Logs = append(p.out.Logs, p.log)
+}
+
+func (p *parser) procList() []*procState {
+	out := make([]*procState, 0, len(p.log.Procs))
+	for _, pl := range p.log.Procs {
+		out = append(out, p.byName[pl.Proc.Key()])
+	}
+	return out
+}
+
+// fixTimes moves the times stored in the placeholder year into the year of
+// the file's own dated stamps.
+func (p *parser) fixTimes() {
+	c := &p.clk
+	for _, e := range p.log.Events {
+		e.Time = c.fix(e.Time)
+	}
+	for _, pl := range p.log.Procs {
+		pl.FirstTime = c.fix(pl.FirstTime)
+		pl.LastTime = c.fix(pl.LastTime)
+	}
+	for _, b := range p.log.Bars {
+		b.Time = c.fix(b.Time)
+	}
+	for _, s := range p.log.Series {
+		if s.First != nil {
+			s.First.Time = c.fix(s.First.Time)
+		}
+		if s.Last != nil {
+			s.Last.Time = c.fix(s.Last.Time)
+		}
+		for _, b := range s.Buckets {
+			b.Start = c.fix(b.Start)
+			b.End = c.fix(b.End)
+		}
+	}
+}
+
+// eventBuf keeps the first and the last halves of maxEvents events.
+type eventBuf struct {
+	head, ring []*facts.LogEvent
+	next       int
+	dropped    int
+}
+
+func (e *eventBuf) add(ev *facts.LogEvent) {
+	half := maxEvents / 2
+	if len(e.head) < half {
+		e.head = append(e.head, ev)
+		return
+	}
+	tail := maxEvents - half
+	if len(e.ring) < tail {
+		e.ring = append(e.ring, ev)
+		return
+	}
+	e.ring[e.next] = ev
+	e.next = (e.next + 1) % tail
+	e.dropped++
+}
+
+func (e *eventBuf) all() ([]*facts.LogEvent, int) {
+	out := make([]*facts.LogEvent, 0, len(e.head)+len(e.ring))
+	out = append(out, e.head...)
+	out = append(out, e.ring[e.next:]...)
+	out = append(out, e.ring[:e.next]...)
+	return out, e.dropped
+}

@@ -1,0 +1,260 @@
+package serverlog
+
+import (
+	"bytes"
+	"strconv"
+
+	"github.com/coroner-dev/coroner/parser/facts"
+)
+
+var (
+	tbHead       = []byte("Traceback (most recent call last):")
+	tbDuring     = []byte("During handling of the above exception, another exception occurred:")
+	tbDirect     = []byte("The above exception was the direct cause of the following exception:")
+	tbFile       = []byte("File \"")
+	tbLineMarker = []byte("\", line ")
+)
+
+const (
+	tbFrames = iota // reading frames, waiting for the exception line
+	tbAfter         // after an exception line: a chain may follow
+	tbChain         // after "During handling ...": the next part follows
+)
+
+// tbState is a Python traceback being read. Its event is added when it
+// starts, so that events stay in line order, and filled as lines come.
+type tbState struct {
+	ev    *facts.LogEvent
+	tb    *facts.Traceback
+	intro *facts.LogEvent // the line that announced it ("Scheduler hit an exception:")
+	ps    *procState
+	phase int
+	// bare tracebacks continue on unprefixed lines; the others on lines of
+	// the same process with the same kind of header (vLLM repeats it).
+	bare bool
+	kind hdrKind
+	// startHdr is the header of the line that opened it.
+	startHdr []byte
+	// the last frames, a ring
+	frames [facts.MaxFrames]facts.Frame
+	nf     int
+	// first exception of a chain
+	firstType, firstMsg string
+	excLine             int
+	lines               int
+	last                int
+}
+
+// tbStart opens a traceback on the current line.
+func (p *parser) tbStart(l *line, ps *procState, bare bool, intro *facts.LogEvent) {
+	if intro == nil && ps.lastEv != nil && ps.lastEv.Src.Line == p.lineNo-1 && (l.kind == hdrVLLM || l.kind == hdrGlog || l.kind == hdrC10d) &&
+		bytes.Equal(ps.lastEvHdr, l.hdr) && ps.lastEv.Level.Severe() {
+		// vLLM's logger.exception: "EngineCore failed to start." then the
+		// traceback, each line repeating the header.
+		intro = ps.lastEv
+	}
+	st := &tbState{ps: ps, intro: intro, kind: l.kind, last: p.lineNo, lines: 1}
+	st.startHdr = append([]byte(nil), l.hdr...)
+	st.tb = &facts.Traceback{}
+	st.ev = p.emit(ps, facts.EventTraceback, facts.LevelError, tbHead, nil)
+	st.ev.Traceback = st.tb
+	if intro != nil {
+		st.ev.Src.Line = intro.Src.Line
+	}
+	// SGLang writes a traceback as one multi-line record: only its first line
+	// has the prefix. So do Python's uncaught exceptions.
+	switch l.kind {
+	case hdrNone:
+		st.bare = l.tag == nil
+	case hdrSGLang, hdrSGLangOld, hdrGPU, hdrUvicorn, hdrRayCpp:
+		st.bare = true
+	}
+	if st.bare {
+		if p.bareTB != nil && p.bareTB != st {
+			p.tbClose(p.bareTB)
+		}
+		p.bareTB = st
+	} else {
+		if ps.tb != nil {
+			p.tbClose(ps.tb)
+		}
+		ps.tb = st
+	}
+}
+
+// tbFeed offers a line to an open traceback. It returns false when the line
+// is not part of it; the traceback is then closed.
+func (p *parser) tbFeed(st *tbState, l *line, ps *procState) bool {
+	if !st.bare && (l.kind != st.kind || !bytes.Equal(l.hdr, st.startHdr)) {
+		// Another record of the process: the traceback's lines all repeat
+		// the header of the record that printed it.
+		p.tbClose(st)
+		return false
+	}
+	if st.lines >= maxTBLines {
+		p.tbClose(st)
+		return false
+	}
+	body := l.body
+	trim := bytes.TrimSpace(body)
+	switch st.phase {
+	case tbFrames:
+		switch {
+		case bytes.HasPrefix(trim, tbFile):
+			p.tbFrame(st, trim)
+		case len(trim) == 0:
+		case body[0] == ' ' || body[0] == '\t':
+			// source and caret lines
+		case bytes.HasPrefix(trim, tbHead):
+			// A new traceback before this one named its exception.
+			p.tbClose(st)
+			return false
+		default:
+			p.tbException(st, l, trim)
+		}
+	case tbAfter:
+		switch {
+		case len(trim) == 0:
+		case bytes.Equal(trim, tbDuring) || bytes.Equal(trim, tbDirect):
+			st.phase = tbChain
+		case bytes.HasPrefix(trim, tbHead):
+			// Printed again, not chained: a traceback of its own.
+			p.tbClose(st)
+			return false
+		case !st.bare:
+			// A multi-line exception message of the same record.
+			if len(st.tb.ExcMsg) < facts.MaxMsg {
+				st.tb.ExcMsg = st.tb.ExcMsg + "\n" + p.text(trim)
+			}
+		default:
+			p.tbClose(st)
+			return false
+		}
+	case tbChain:
+		switch {
+		case len(trim) == 0:
+		case bytes.HasPrefix(trim, tbHead):
+			st.tb.Chained++
+			st.phase = tbFrames
+			st.nf = 0
+		default:
+			p.tbClose(st)
+			return false
+		}
+	}
+	st.lines++
+	st.last = p.lineNo
+	if ps == nil {
+		ps = st.ps
+	}
+	p.count(ps, l, nil)
+	return true
+}
+
+func (p *parser) tbFirst(st *tbState) {
+	if st.firstType == "" && st.tb.ExcType != "" {
+		st.firstType, st.firstMsg = st.tb.ExcType, st.tb.ExcMsg
+	}
+}
+
+// tbFrame reads `File "x.py", line 12, in f`.
+func (p *parser) tbFrame(st *tbState, b []byte) {
+	b = b[len(tbFile):]
+	q := bytes.Index(b, tbLineMarker)
+	if q < 0 {
+		return
+	}
+	f := facts.Frame{File: p.text(b[:q])}
+	rest := b[q+len(tbLineMarker):]
+	n := 0
+	for n < len(rest) && isDigit(rest[n]) {
+		n++
+	}
+	f.Line, _ = strconv.Atoi(string(rest[:n]))
+	if k := bytes.Index(rest, []byte(", in ")); k >= 0 {
+		f.Func = p.text(rest[k+5:])
+	}
+	st.frames[st.nf%facts.MaxFrames] = f
+	st.nf++
+}
+
+// tbException reads the exception line "pkg.Type: message" that ends a part.
+func (p *parser) tbException(st *tbState, l *line, b []byte) {
+	p.tbFirst(st)
+	typ, msg := splitException(b)
+	st.tb.ExcType = p.text(typ)
+	st.tb.ExcMsg = p.text(msg)
+	st.tb.Frames = st.tb.Frames[:0]
+	n := min(st.nf, facts.MaxFrames)
+	for i := st.nf - n; i < st.nf; i++ {
+		st.tb.Frames = append(st.tb.Frames, st.frames[i%facts.MaxFrames])
+	}
+	st.phase = tbAfter
+	st.excLine = p.lineNo
+	st.ev.Msg = p.text(b)
+	if !p.hasT && st.ev.Time.IsZero() && p.hasLastStamp {
+		st.ev.Time, st.ev.Inherited = p.lastStamp, true
+	}
+}
+
+// splitException splits "a.b.Error: msg"; a line without ": " is all type
+// ("KeyboardInterrupt").
+func splitException(b []byte) (typ, msg []byte) {
+	k := bytes.Index(b, []byte(": "))
+	if k < 0 {
+		if len(b) > 0 && b[len(b)-1] == ':' {
+			return b[:len(b)-1], nil
+		}
+		return b, nil
+	}
+	head := b[:k]
+	if bytes.IndexByte(head, ' ') >= 0 {
+		// Not an identifier: a message printed where the type would be.
+		return nil, b
+	}
+	return head, b[k+2:]
+}
+
+// tbClose ends a traceback: its event gets the last exception, the first of
+// a chain, and the events its exception implies (OOM, engine death ...).
+func (p *parser) tbClose(st *tbState) {
+	if p.bareTB == st {
+		p.bareTB = nil
+	}
+	if st.ps.tb == st {
+		st.ps.tb = nil
+	}
+	ev := st.ev
+	ev.EndLine = st.last
+	if st.tb.Chained > 0 && st.firstType != "" {
+		setField(ev, "first_exc_type", st.firstType)
+		setField(ev, "first_exc_msg", st.firstMsg)
+	}
+	if st.tb.ExcType == "" && st.tb.ExcMsg == "" {
+		setField(ev, "incomplete", true)
+		st.tb.Frames = st.tb.Frames[:0]
+		n := min(st.nf, facts.MaxFrames)
+		for i := st.nf - n; i < st.nf; i++ {
+			st.tb.Frames = append(st.tb.Frames, st.frames[i%facts.MaxFrames])
+		}
+	}
+	if st.intro != nil {
+		st.intro.Traceback = st.tb
+		st.intro.EndLine = st.last
+	}
+	if st.excLine > 0 {
+		p.exceptionEvents(st)
+	}
+}
+
+// exceptionEvents adds the events an exception implies, cited at its line.
+func (p *parser) exceptionEvents(st *tbState) {
+	typ, msg := st.tb.ExcType, st.tb.ExcMsg
+	line := []byte(typ + ": " + msg)
+	saveLine, saveT, saveHas, saveInh := p.lineNo, p.t, p.hasT, p.inherited
+	p.lineNo = st.excLine
+	p.t, p.inherited = st.ev.Time, st.ev.Inherited
+	p.hasT = !st.ev.Time.IsZero() && !st.ev.Inherited
+	p.classifyException(st.ps, []byte(typ), []byte(msg), line)
+	p.lineNo, p.t, p.hasT, p.inherited = saveLine, saveT, saveHas, saveInh
+}
