@@ -1,0 +1,171 @@
+package rules
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/coroner-dev/coroner/parser/facts"
+)
+
+func init() { Register(crashedRule) }
+
+var crashedRule = &Rule{
+	ID:       "crashed",
+	Title:    "the server crashed",
+	Severity: SeverityCritical,
+	Needs:    []facts.Kind{facts.KindSGLangLog, facts.KindVLLMLog, facts.KindServerLog, facts.KindPS, facts.KindTop},
+	Doc: `A crash shows as a traceback as a process's last words, the engine's own
+failure lines (SGLang "Scheduler hit an exception", "Received sigquit from a
+child process", "Child process unexpectedly failed"; vLLM "EngineCore failed
+to start", "Engine core initialization failed", "Worker proc ... died
+unexpectedly", EngineDeadError), an exit by signal, or the server's processes
+missing from a process snapshot taken after the log ends.
+
+One failure cascades: a rank raises, the engine notices, the launcher kills
+the tree, every process complains. The rule reports the root: the first
+exception in time (not the last process that complained, and not the
+wrapper's "see root cause above"), the rank that raised it and the phase it
+was in, with the cascade as further evidence.
+
+Errors after the server was told to stop (SIGTERM, Ctrl-C, KeyboardInterrupt,
+"Shutting down") are shutdown noise and are not a crash.`,
+	References: []string{
+		"https://docs.vllm.ai/en/latest/usage/troubleshooting.html",
+	},
+	Run: runCrashed,
+}
+
+// rootTypes are failures that carry their own cause; the others report a
+// failure elsewhere.
+var rootTypes = map[facts.EventType]bool{
+	facts.EventTraceback: true, facts.EventSchedulerCrash: true, facts.EventOOM: true,
+	facts.EventGraphFailed: true, facts.EventJITFailed: true, facts.EventCollectiveTimout: true,
+	facts.EventWatchdogTimeout: true,
+}
+
+// wrapperExceptions say "see above" rather than what went wrong.
+var wrapperExceptions = []string{"Engine core initialization failed", "EngineDeadError", "Executor failed",
+	"WorkerProc initialization failed", "Initialization failed", "scheduler died", "is dead"}
+
+func isWrapper(e *facts.LogEvent) bool {
+	text := e.Msg
+	if e.Traceback != nil {
+		text = e.Traceback.ExcType + ": " + e.Traceback.ExcMsg
+	}
+	for _, w := range wrapperExceptions {
+		if strings.Contains(text, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// RootFailure returns the failure that started the cascade.
+func RootFailure(st *State) *facts.LogEvent {
+	fs := append([]*facts.LogEvent(nil), st.Failures...)
+	if len(fs) == 0 {
+		return nil
+	}
+	rank := func(e *facts.LogEvent) int {
+		switch {
+		case rootTypes[e.Type] && !isWrapper(e):
+			return 0
+		case rootTypes[e.Type]:
+			return 1
+		}
+		return 2
+	}
+	sort.SliceStable(fs, func(i, j int) bool {
+		a, b := fs[i], fs[j]
+		if ra, rb := rank(a), rank(b); ra != rb {
+			return ra < rb
+		}
+		if !a.Time.IsZero() && !b.Time.IsZero() && !a.Time.Equal(b.Time) {
+			return a.Time.Before(b.Time)
+		}
+		return a.Src.Line < b.Src.Line
+	})
+	return fs[0]
+}
+
+func failureText(e *facts.LogEvent) string {
+	if tb := e.Traceback; tb != nil {
+		if tb.ExcMsg == "" {
+			return tb.ExcType
+		}
+		return tb.ExcType + ": " + tb.ExcMsg
+	}
+	return e.Msg
+}
+
+func runCrashed(p *Pass) {
+	idx, st := p.Index, &p.Index.State
+	if root := RootFailure(st); root != nil {
+		var l *facts.Log
+		for _, x := range idx.Facts.Logs {
+			for _, e := range x.Events {
+				if e == root {
+					l = x
+				}
+			}
+		}
+		phase := idx.RunPhase()
+		if l != nil {
+			phase = idx.PhaseAt(l, root.Proc, root.Src.Line)
+		}
+		who := root.Proc.Key()
+		if who == "main" {
+			who = "the main process"
+		}
+		ev := []Evidence{{Src: root.Src, Text: failureText(root)}}
+		if tb := root.Traceback; tb != nil && len(tb.Frames) > 0 {
+			f := tb.Frames[len(tb.Frames)-1]
+			ev = append(ev, Evidence{Src: root.Src, Text: fmt.Sprintf("raised in %s (%s:%d)", f.Func, f.File, f.Line)})
+		}
+		others := 0
+		for _, e := range st.Failures {
+			if e == root {
+				continue
+			}
+			others++
+			if others <= 6 {
+				ev = append(ev, Evidence{Src: e.Src, Text: e.Proc.Key() + ": " + trimText(failureText(e), 200)})
+			}
+		}
+		msg := fmt.Sprintf("Crashed in %s: %s raised %s (%s).", phase, who, trimText(failureText(root), 300), root.Src)
+		if others > 0 {
+			msg += fmt.Sprintf(" %d more failure line(s) followed: the cascade of that first error.", others)
+		}
+		if st.Ready != nil && st.Ready.Src.Line < root.Src.Line && st.Ready.Src.File == root.Src.File {
+			msg += fmt.Sprintf(" The server had been ready since %s: this is a crash at runtime.", st.Ready.Src)
+		}
+		p.Report(Finding{
+			Message:    msg,
+			Evidence:   ev,
+			Outcome:    OutcomeCrashed,
+			Phase:      phase,
+			Confidence: 0.95,
+			Remedy:     "Start from the first error, not the last: the lines after it are the other processes noticing. The cause findings below name what the error text means.",
+		})
+		return
+	}
+	// No failure in the log, but the processes are gone.
+	if st.PS == nil || len(st.Alive) > 0 || st.Ready != nil || st.Shutdown != nil || st.LastLog == nil {
+		return
+	}
+	if st.PS.At.IsZero() || !st.PS.At.After(st.Last.Time) {
+		return
+	}
+	ev := []Evidence{{Src: st.Last.Src, Text: "last sign of life: " + st.Last.Text},
+		{Src: st.PS.Src, Text: fmt.Sprintf("%d processes at %s, no SGLang or vLLM process among them", len(st.PS.Procs), st.PS.At.UTC().Format("15:04:05Z"))}}
+	p.Report(Finding{
+		Message: fmt.Sprintf("The server's processes are gone from the process snapshot %s (%s), and the log ends at %s without an error: the server was killed from outside (the kernel's OOM killer, a signal, the operator or a supervisor).",
+			st.PS.Src, st.PS.At.UTC().Format("2006-01-02 15:04:05Z"), st.Last.Src),
+		Evidence:   ev,
+		Outcome:    OutcomeCrashed,
+		Phase:      idx.RunPhase(),
+		Confidence: 0.7,
+		Remedy:     "Look for the killer: `dmesg -T | grep -iE 'killed process|oom'` (host OOM), the container runtime's events (`docker inspect` OOMKilled, exit code 137), and the supervisor's log.",
+	})
+}

@@ -1,0 +1,217 @@
+package rules
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/coroner-dev/coroner/parser/facts"
+)
+
+func init() { Register(ncclRule) }
+
+var ncclRule = &Rule{
+	ID:       "nccl-p2p",
+	Title:    "NCCL transport problem: peer-to-peer or shared memory",
+	Severity: SeverityError,
+	Category: CatNCCLP2P,
+	Needs:    []facts.Kind{facts.KindSGLangLog, facts.KindVLLMLog, facts.KindServerLog, facts.KindNvidiaSMITopo, facts.KindDF, facts.KindCmdline},
+	Doc: `NCCL moves tensors between GPUs over NVLink, PCIe peer-to-peer (P2P), or
+host shared memory (SHM, /dev/shm). Each can break:
+
+- PCIe P2P through a switch or root complex with ACS enabled, or an IOMMU in
+  the way, hangs or corrupts transfers: the classic symptom is a hang at the
+  first collective after "NCCL version" on PCIe-only machines (nvidia-smi
+  topo -m without NV# links) with tensor parallelism >= 2;
+- shared memory: Docker's default /dev/shm is 64 MB, far below what NCCL and
+  the engines' broadcast queues need ("ncclShmOpen", "unable to allocate
+  shared memory", "Bus error");
+- "unhandled system error", "ncclSystemError", "NCCL WARN" lines name the
+  transport that failed.
+
+Reported as the cause when NCCL errors are logged; as a hypothesis when a
+PCIe-only topology with TP >= 2 hangs in distributed init or the first
+collective after it.`,
+	References: []string{
+		"https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html",
+		"https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html#nccl-p2p-disable",
+		"https://docs.vllm.ai/en/latest/usage/troubleshooting.html",
+	},
+	Run: runNCCL,
+}
+
+func runNCCL(p *Pass) {
+	idx, st := p.Index, &p.Index.State
+	var ms []SigMatch
+	for _, m := range idx.Matches(p.Rule.ID) {
+		if !m.AfterShutdown {
+			ms = append(ms, m)
+		}
+	}
+	warns := idx.Events(facts.EventNCCLWarn)
+	shm := smallSHM(idx)
+	if len(ms) > 0 || len(warns) > 0 {
+		var ev []Evidence
+		cat, title := CatNCCLP2P, "NCCL failed"
+		outcome := Outcome("")
+		conf := 0.5
+		for i, m := range ms {
+			if i < 4 {
+				ev = append(ev, Evidence{Src: m.Src, Text: m.Text})
+			}
+			if m.Sig.Category == CatSHMExhausted {
+				cat, title = CatSHMExhausted, m.Sig.Title
+			}
+			outcome = m.Sig.Outcome
+			conf = max(conf, m.Sig.Confidence)
+		}
+		for i, w := range warns {
+			if i < 4 {
+				ev = append(ev, Ev(w))
+			}
+			if strings.Contains(w.Msg, "shm") || strings.Contains(w.Msg, "SHM") || strings.Contains(w.Msg, "shared memory") {
+				cat, title = CatSHMExhausted, "NCCL could not use shared memory"
+			}
+		}
+		if shm != nil {
+			ev = append(ev, *shm)
+			if cat == CatSHMExhausted {
+				conf = min(0.95, conf+0.1)
+			}
+		}
+		if len(ms) == 0 && st.Ready != nil && !st.Failed() {
+			// NCCL WARN lines in a run that works are worth a look, not a cause.
+			p.Report(Finding{Title: "NCCL warnings", Severity: SeverityWarning, Message: fmt.Sprintf("%d NCCL WARN line(s), yet the server came up.", len(warns)),
+				Evidence: ev, Confidence: 0.3})
+			return
+		}
+		phase := idx.RunPhase()
+		if len(ms) > 0 && ms[0].Log != nil && ms[0].Event != nil {
+			phase = idx.PhaseAt(ms[0].Log, ms[0].Event.Proc, ms[0].Src.Line)
+		}
+		p.Report(Finding{
+			Title:      title,
+			Category:   cat,
+			Message:    fmt.Sprintf("%s (%s): %s.", title, ev[0].Src, trimText(ev[0].Text, 200)),
+			Remedy:     ncclRemedy(cat),
+			Evidence:   ev,
+			Confidence: conf,
+			Outcome:    outcome,
+			Phase:      phase,
+			Cause:      true,
+			Why:        "NCCL reported the failure itself",
+		})
+		return
+	}
+	if shm != nil && !(st.Ready != nil && !st.Failed()) {
+		p.Report(Finding{
+			Title:      "/dev/shm is too small for NCCL",
+			Category:   CatSHMExhausted,
+			Severity:   SeverityWarning,
+			Message:    fmt.Sprintf("%s: NCCL and the engines' broadcast queues need far more shared memory; a container's default of 64 MB breaks them.", shm.Text),
+			Remedy:     ncclRemedy(CatSHMExhausted),
+			Evidence:   []Evidence{*shm},
+			Confidence: 0.4,
+			Cause:      true,
+			Why:        "/dev/shm is small",
+		})
+	}
+	// PCIe-only topology with TP >= 2, stalled at the first collective.
+	topo := firstTopo(idx)
+	tp := tensorParallel(idx)
+	if topo == nil || tp < 2 {
+		return
+	}
+	if topo.NVLinked() {
+		p.RuleOut("the GPUs are connected by NVLink (nvidia-smi topo -m), so PCIe P2P is not on the path",
+			Evidence{Src: topo.Src, Text: "NV# links between GPUs"})
+		return
+	}
+	phase := idx.RunPhase()
+	if st.Ready != nil || st.Silence == 0 || len(st.Alive) == 0 || (phase != PhaseDistributedInit && phase != PhaseLaunch) {
+		p.RuleOut(fmt.Sprintf("the GPUs talk over PCIe only (%s), but the run got past distributed init, where a broken P2P path hangs", topo.Src),
+			Evidence{Src: topo.Src, Text: linkSummary(topo)})
+		return
+	}
+	p.Report(Finding{
+		Title:      "hang at the first collective on a PCIe-only topology",
+		Message:    fmt.Sprintf("The GPUs talk over PCIe only (%s: %s) with tensor parallelism %d, and the run hangs in %s: the classic broken PCIe peer-to-peer path (ACS or an IOMMU between the GPUs).", topo.Src, linkSummary(topo), tp, phase),
+		Remedy:     ncclRemedy(CatNCCLP2P),
+		Evidence:   []Evidence{{Src: topo.Src, Text: linkSummary(topo)}, {Src: st.Last.Src, Text: "last sign of life: " + st.Last.Text}},
+		Confidence: 0.6,
+		Cause:      true,
+		Why:        "PCIe-only GPUs hang in their first collective when P2P is broken",
+	})
+}
+
+func ncclRemedy(cat Category) string {
+	if cat == CatSHMExhausted {
+		return "Give the container more shared memory (`docker run --shm-size 16g` or `--ipc=host`; in Kubernetes an emptyDir with medium: Memory on /dev/shm), then restart."
+	}
+	return "Test the P2P path with `nvidia-smi topo -p2p r` and NCCL's all_reduce_perf; disable PCIe ACS in the BIOS or `setpci`, or turn P2P off with NCCL_P2P_DISABLE=1 (slower but safe); for vLLM also try --disable-custom-all-reduce. NCCL_DEBUG=INFO shows the transport chosen per pair."
+}
+
+// smallSHM finds a /dev/shm smaller than 1 GiB in df or the container options.
+func smallSHM(idx *Index) *Evidence {
+	for _, d := range idx.Facts.Disks {
+		if d.Mount == "/dev/shm" && d.SizeKB > 0 && d.SizeKB < 1<<20 {
+			return &Evidence{Src: d.Src, Text: fmt.Sprintf("/dev/shm is %s", fmtKB(d.SizeKB))}
+		}
+	}
+	for _, c := range idx.Facts.Cmds {
+		if v, ok := c.Container["shm_size"]; ok {
+			if kb := parseSizeKB(v); kb > 0 && kb < 1<<20 {
+				return &Evidence{Src: c.Src, Text: "--shm-size " + v}
+			}
+		}
+	}
+	return nil
+}
+
+// parseSizeKB reads docker sizes: 64m, 1g, 512mb, 65536k, bytes.
+func parseSizeKB(s string) int64 {
+	s = strings.ToLower(strings.TrimSpace(s))
+	mult := 1.0 / 1024
+	for _, u := range []struct {
+		suf string
+		m   float64
+	}{{"gb", 1 << 20}, {"g", 1 << 20}, {"mb", 1 << 10}, {"m", 1 << 10}, {"kb", 1}, {"k", 1}, {"b", 1.0 / 1024}} {
+		if strings.HasSuffix(s, u.suf) {
+			s, mult = strings.TrimSuffix(s, u.suf), u.m
+			break
+		}
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return 0
+	}
+	return int64(v * mult)
+}
+
+func firstTopo(idx *Index) *facts.Topology {
+	if len(idx.Facts.Topo) == 0 {
+		return nil
+	}
+	return idx.Facts.Topo[0]
+}
+
+// tensorParallel reads the TP size from any source (0 when unknown).
+func tensorParallel(idx *Index) int {
+	if s, ok := idx.Setting("tp_size", "tensor_parallel_size", "tp"); ok {
+		n, _ := strconv.Atoi(strings.Trim(s.Value, `'"`))
+		return n
+	}
+	return 0
+}
+
+func linkSummary(t *facts.Topology) string {
+	kinds := map[string]int{}
+	for i, row := range t.Links {
+		for j, l := range row {
+			if i < j {
+				kinds[l]++
+			}
+		}
+	}
+	return fmt.Sprintf("%d GPUs, links %s", len(t.GPUs), countList(kinds))
+}

@@ -1,0 +1,104 @@
+package rules
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/coroner-dev/coroner/parser/facts"
+)
+
+func init() { Register(storageRule) }
+
+var storageRule = &Rule{
+	ID:       "slow-storage",
+	Title:    "weights load slowly",
+	Severity: SeverityWarning,
+	Category: CatSlowStorage,
+	Needs:    []facts.Kind{facts.KindSGLangLog, facts.KindVLLMLog},
+	Doc: `Weight loading reads the checkpoint from disk or a network file system into
+GPU memory. A local NVMe disk reads 2-7 GB/s; a network file system or object
+store mount often 0.1-0.5 GB/s; a cold page cache on a busy shared disk less.
+
+The rule measures the rate from the engine's own numbers: SGLang's "Load
+weight end. elapsed=S ..., mem usage=G GB" and vLLM's "Model loading took G
+GiB and S seconds" (per GPU), or, while loading, the seconds per shard of the
+progress bar. It fires below 0.25 GB/s per GPU when loading took over 5
+minutes, or above 60 s per shard. Processes in D state (uninterruptible
+I/O wait) in a snapshot taken during loading confirm it.
+
+A slow load is not a failure: the run may well come up. It explains a long
+weights-loading phase, so the stall rule's limit for that phase grows with the
+measured shard rate.`,
+	References: []string{
+		"https://docs.vllm.ai/en/latest/models/extensions/runai_model_streamer.html",
+	},
+	Run: runStorage,
+}
+
+func runStorage(p *Pass) {
+	idx := p.Index
+	for _, e := range idx.Events(facts.EventLoadEnd) {
+		secs, ok := e.Num("elapsed_s")
+		if !ok {
+			continue
+		}
+		gb, ok := e.Num("mem_usage_gb")
+		if !ok {
+			gb, ok = e.Num("mem_gib")
+		}
+		if !ok || secs <= 0 || gb <= 0 {
+			continue
+		}
+		rate := gb / secs
+		if rate >= 0.25 || secs < 300 {
+			if secs >= 60 {
+				p.RuleOut(fmt.Sprintf("weights loaded at %.2f GB/s per GPU (%.1f GB in %s)", rate, gb, humanDuration(time.Duration(secs*float64(time.Second)))), Ev(e))
+			}
+			return
+		}
+		ev := []Evidence{Ev(e)}
+		ev = append(ev, dStateWorkers(idx)...)
+		p.Report(Finding{
+			Message: fmt.Sprintf("Weights loaded at %.2f GB/s per GPU: %.1f GB in %s (%s). A local NVMe disk reads 2-7 GB/s; this is network-storage or contended-disk speed.",
+				rate, gb, humanDuration(time.Duration(secs*float64(time.Second))), e.Src),
+			Remedy:     "Copy the checkpoint to local NVMe (or warm the page cache with `vmtouch -t` / `cat *.safetensors > /dev/null`) before starting; for object stores use a streaming loader (--load-format runai_streamer).",
+			Evidence:   ev,
+			Confidence: 0.6,
+			Cause:      true,
+			Why:        fmt.Sprintf("the engine's own load numbers give %.2f GB/s", rate),
+		})
+		return
+	}
+	// Still loading: judge the bar.
+	b := weightsBar(idx)
+	if b == nil || b.N == 0 || b.Elapsed <= 0 {
+		return
+	}
+	per := b.Elapsed / float64(b.N)
+	if per < 60 {
+		return
+	}
+	ev := []Evidence{{Src: b.Src, Text: barText(b)}}
+	ev = append(ev, dStateWorkers(idx)...)
+	p.Report(Finding{
+		Message:    fmt.Sprintf("The weights bar advances at %.0f s per shard (%d/%d after %s). Checkpoint shards are 2-10 GB; at local-disk speed each takes seconds.", per, b.N, b.Total, humanDuration(time.Duration(b.Elapsed*float64(time.Second)))),
+		Remedy:     "Copy the checkpoint to local NVMe before starting, or use a streaming loader for network storage.",
+		Evidence:   ev,
+		Confidence: 0.5,
+		Cause:      true,
+		Why:        fmt.Sprintf("%.0f s per shard", per),
+	})
+}
+
+// dStateWorkers cites server processes in uninterruptible I/O wait.
+func dStateWorkers(idx *Index) []Evidence {
+	var out []Evidence
+	for _, s := range idx.Facts.Procs {
+		for _, pr := range s.Procs {
+			if pr.State == 'D' && pr.Role.IsServer() && len(out) < 4 {
+				out = append(out, EvProc(pr))
+			}
+		}
+	}
+	return out
+}
