@@ -4,12 +4,16 @@ import (
 	"github.com/coroner-dev/coroner/parser/capture"
 	"github.com/coroner-dev/coroner/parser/facts"
 	"github.com/coroner-dev/coroner/parser/kernlog"
+	"github.com/coroner-dev/coroner/parser/meminfo"
 	"github.com/coroner-dev/coroner/parser/procs"
+	"github.com/coroner-dev/coroner/parser/serverlog"
 )
 
 // formats lists every parser. Order breaks ties between equal sniff scores.
 var formats = []format{
 	{name: "capture-time", kinds: []facts.Kind{facts.KindCaptureTime}, sniff: capture.Sniff, parse: capture.Parse},
+	{name: "serverlog", kinds: []facts.Kind{facts.KindSGLangLog, facts.KindVLLMLog, facts.KindServerLog}, sniff: serverlog.Sniff, parse: serverlog.Parse},
 	{name: "procs", kinds: []facts.Kind{facts.KindPS, facts.KindTop}, sniff: procs.Sniff, parse: procs.Parse},
 	{name: "kernlog", kinds: []facts.Kind{facts.KindKernelLog}, sniff: kernlog.Sniff, parse: kernlog.Parse},
+	{name: "meminfo", kinds: []facts.Kind{facts.KindMeminfo, facts.KindFree, facts.KindDF, facts.KindCgroupMemory}, sniff: meminfo.Sniff, parse: meminfo.Parse},
 }
