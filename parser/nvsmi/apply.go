@@ -105,6 +105,10 @@ func newGPU(src facts.Source) *gpuB {
 // byte slice so that it costs nothing unless something is wrong.
 func (b *gpuB) apply(r *rep, line int, sp spec, label []byte, v []byte) {
 	g := b.g
+	if special(v) == valReadErr {
+		b.readErr(r, line, label, v)
+		return
+	}
 	switch sp.f {
 	case fName:
 		if s := str(v); s != "" {

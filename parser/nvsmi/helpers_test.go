@@ -43,3 +43,19 @@ func parseString(path, text string, kind facts.Kind) parsed {
 	Parse(in, kind, out)
 	return parsed{kind: kind, out: out, issues: issues}
 }
+
+func sniffOnly(t testing.TB, path string) parsed {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	if len(data) > 8<<10 {
+		data = data[:8<<10]
+	}
+	kind, score := Sniff(filepath.Base(path), data)
+	return parsed{kind: kind, score: score}
+}
+
+func isDir(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.IsDir()
+}

@@ -69,9 +69,17 @@ var (
 // or says what an empty or unrecognizable file was meant to be.
 func Sniff(name string, head []byte) (facts.Kind, int) {
 	head = bytes.TrimPrefix(head, []byte("\xef\xbb\xbf"))
-	lines := firstLines(head, 6)
-	if len(lines) == 0 {
+	all := firstLines(head, 8)
+	if len(all) == 0 {
 		return nameHint(name)
+	}
+	// nvidia-smi prints its complaints about a lost GPU before the dump.
+	lines := all
+	for len(lines) > 1 {
+		if _, ok := errorLine(lines[0]); !ok {
+			break
+		}
+		lines = lines[1:]
 	}
 	first := lines[0]
 
@@ -104,8 +112,8 @@ func Sniff(name string, head []byte) (facts.Kind, int) {
 	}
 	if known, total := csvHeaderScore(first); total > 0 && known == total && (total >= 2 || bytes.Contains(first, []byte("."))) {
 		return facts.KindNvidiaSMICSV, 95
-	} else if total >= 2 && known*2 > total {
-		return facts.KindNvidiaSMICSV, 70
+	} else if known >= 2 && known*2 > total {
+		return facts.KindNvidiaSMICSV, 90
 	}
 	if _, ok := errorLine(first); ok {
 		k, _ := nameHint(name)

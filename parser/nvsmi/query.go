@@ -126,6 +126,7 @@ type qParser struct {
 	hasName   bool
 	hasProcs  bool
 	anyProcs  bool // some block of the dump has a Processes section
+	started   bool // the dump has more than error lines
 	stray     int  // a column-0 line that is neither a key nor a section with children
 
 	path  []byte
@@ -171,8 +172,11 @@ func (p *qParser) line(raw []byte) {
 
 	if level == 0 && bytes.Contains(content, nvsmiLog) && content[0] == '=' {
 		p.endStray()
-		p.finishDump()
+		if p.snap != nil && p.started {
+			p.finishDump()
+		}
 		p.ensureSnap()
+		p.started = true
 		p.lastLine = p.in.Line()
 		return
 	}
@@ -274,6 +278,7 @@ func (p *qParser) top(key, val []byte, hasVal bool) {
 			p.finishDump()
 		}
 		p.ensureSnap()
+		p.started = true
 		if t, ok := parseCtime(val); ok {
 			p.snap.At, p.snap.AtFrom = t, "nvidia-smi timestamp"
 			clock(p.out, p.in.Path, t)
@@ -451,6 +456,7 @@ func (p *qParser) finishDump() {
 	p.anyProcs = false
 	p.thin.add(s)
 	p.snap = nil
+	p.started = false
 	p.attached = -1
 	p.firstLast = p.firstLast[:0]
 	p.lastLine = 0

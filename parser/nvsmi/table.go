@@ -61,7 +61,9 @@ func (p *tableParser) line(l []byte) {
 	}
 	if l[0] != '|' && l[0] != '+' {
 		if isCtime(l) {
-			p.finishSnap()
+			if s := p.snap; s != nil && (len(s.GPUs) > 0 || s.Driver != "" || !s.At.IsZero() || s.ProcsListed) {
+				p.finishSnap()
+			}
 			p.ensureSnap()
 			t, _ := parseCtime(l)
 			p.snap.At, p.snap.AtFrom = t, "nvidia-smi timestamp"
