@@ -29,10 +29,12 @@ func fuzzSeeds(t testing.TB) [][]byte {
 	inner := makeZip(t, []member{{name: "mid.txt", body: "m"}, {name: "deep.tar.gz", body: string(gz(t, tarb))}})
 	nested := makeTar(t, []member{{name: "inner.zip", body: string(inner)}, {name: "a.log.gz", body: string(gz(t, []byte("a\n")))}})
 	gzt := gz(t, tarb)
+	zipb := makeZip(t, sample)
+	cutZip := zipb[:bytes.LastIndex(zipb, []byte("PK\x01\x02"))+10]
 	return [][]byte{
 		tarb, gzt, gzt[:len(gzt)/2], zst(t, tarb), xzc(t, tarb), makeZip(t, sample), hostile, nested, zst(t, nested),
 		gz(t, []byte(sample[0].body)), zst(t, []byte(sample[0].body)), xzc(t, []byte(sample[0].body)),
-		[]byte(sample[0].body), {}, {0x1f, 0x8b}, []byte("PK\x05\x06"),
+		[]byte(sample[0].body), {}, {0x1f, 0x8b}, []byte("PK\x05\x06"), cutZip,
 	}
 }
 

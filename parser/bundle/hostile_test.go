@@ -5,6 +5,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"io/fs"
 	"os"
@@ -15,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/klauspost/compress/flate"
 	"github.com/klauspost/compress/zstd"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -375,16 +377,6 @@ func TestEntryLimit(t *testing.T) {
 }
 
 func TestTruncatedTarGz(t *testing.T) {
-	// Bodies that do not compress, so that every cut falls somewhere known.
-	noise := func(seed, n int) string {
-		b := make([]byte, n)
-		x := uint32(seed)
-		for i := range b {
-			x = x*1664525 + 1013904223
-			b[i] = 'a' + byte(x>>24)%26
-		}
-		return string(b)
-	}
 	ms := []member{
 		{name: "first.log", body: noise(1, 20000)},
 		{name: "second.log", body: noise(2, 20000)},
@@ -484,11 +476,97 @@ func TestTruncatedTarGz(t *testing.T) {
 	t.Run("zip", func(t *testing.T) {
 		data := makeZip(t, ms)
 		g := walkBytes(t, "b.zip", data[:len(data)-30], Options{})
-		assert.Empty(t, g.entries)
+		// The central directory is cut; the entries are read from their
+		// local headers.
+		assert.Equal(t, []string{"first.log", "second.log", "third.log"}, g.paths())
+		for i, e := range g.entries {
+			assert.Equal(t, ms[i].body, e.Content)
+			assert.NoError(t, e.Err)
+		}
 		is := g.issue(t, facts.IssueTruncated)
 		assert.Equal(t, "b.zip", is.Src.File)
-		assert.Contains(t, is.Detail, "zip archive b.zip cannot be read")
+		assert.Contains(t, is.Detail, "zip archive b.zip has no readable central directory")
+		assert.Contains(t, is.Detail, "its entries were read from their local headers")
+		assert.Len(t, g.issues, 1)
 	})
+}
+
+func TestZipLocalHeaders(t *testing.T) {
+	ms := []member{
+		{name: "first.log", body: noise(1, 20000)},
+		{name: "logs/", body: ""},
+		{name: "../second.log", body: noise(2, 20000)},
+		{name: "third.log", body: "third"},
+	}
+	streamed := makeZip(t, ms) // deflated, sizes in descriptors, as Go and Java write
+	sized := func(method uint16) []byte {
+		var buf bytes.Buffer
+		zw := zip.NewWriter(&buf)
+		for _, m := range ms {
+			body := []byte(m.body)
+			if strings.HasSuffix(m.name, "/") {
+				_, err := zw.CreateRaw(&zip.FileHeader{Name: m.name, Modified: mtime})
+				require.NoError(t, err)
+				continue
+			}
+			if method == zip.Deflate {
+				var c bytes.Buffer
+				fw, err := flate.NewWriter(&c, flate.BestCompression)
+				require.NoError(t, err)
+				_, _ = fw.Write(body)
+				require.NoError(t, fw.Close())
+				body = c.Bytes()
+			}
+			f, err := zw.CreateRaw(&zip.FileHeader{Name: m.name, Method: method, Modified: mtime,
+				CRC32: crc32.ChecksumIEEE([]byte(m.body)), CompressedSize64: uint64(len(body)), UncompressedSize64: uint64(len(m.body))})
+			require.NoError(t, err)
+			_, err = f.Write(body)
+			require.NoError(t, err)
+		}
+		require.NoError(t, zw.Close())
+		return buf.Bytes()
+	}
+	cutDir := func(b []byte) []byte { return b[:bytes.LastIndex(b, []byte("PK\x01\x02"))+10] }
+	wantPaths := []string{"first.log", "second.log", "third.log"}
+	for name, data := range map[string][]byte{"streamed": streamed, "stored with sizes": sized(zip.Store), "deflated with sizes": sized(zip.Deflate)} {
+		t.Run(name, func(t *testing.T) {
+			g := walkBytes(t, "b.zip", cutDir(data), Options{})
+			assert.Equal(t, wantPaths, g.paths())
+			for i, e := range g.entries {
+				want := []member{ms[0], ms[2], ms[3]}[i]
+				assert.Equal(t, want.body, e.Content, e.Path)
+				assert.NoError(t, e.Err, e.Path)
+				if name == "streamed" { // CreateRaw writes no times
+					assert.True(t, e.ModTime.Equal(mtime), "%s %v", e.Path, e.ModTime)
+				}
+			}
+			assert.Equal(t, "b.zip", g.issue(t, facts.IssueTruncated).Src.File)
+			assert.Equal(t, "entry name ../second.log is unsafe (parent-directory reference): read as second.log",
+				g.issue(t, facts.IssueUnsafePath).Detail)
+			assert.Len(t, g.issues, 2)
+
+			// Cut inside the second entry's data: the first is whole, the
+			// second kept in part.
+			i := bytes.Index(data, []byte("../second.log")) + len("../second.log") + 200
+			g = walkBytes(t, "b.zip", data[:i], Options{})
+			assert.Equal(t, wantPaths[:2], g.paths())
+			assert.Equal(t, ms[0].body, g.entries[0].Content)
+			assert.ErrorIs(t, g.entries[1].Err, ErrStream)
+			assert.True(t, strings.HasPrefix(ms[2].body, g.entries[1].Content))
+			trunc := g.issuesOf(facts.IssueTruncated)
+			require.Len(t, trunc, 2, "%v", g.issues)
+			assert.Equal(t, "b.zip", trunc[0].Src.File)
+			assert.Equal(t, "second.log", trunc[1].Src.File)
+			assert.Contains(t, trunc[1].Detail, "zip entry second.log is truncated")
+
+			// A flipped byte in the first entry's data.
+			bad := append([]byte(nil), cutDir(data)...)
+			j := bytes.Index(bad, []byte("first.log")) + len("first.log") + 300
+			bad[j] ^= 0x01
+			g = walkBytes(t, "b.zip", bad, Options{})
+			assert.Equal(t, "first.log", g.issue(t, facts.IssueCorrupt).Src.File)
+		})
+	}
 }
 
 func TestCorrupt(t *testing.T) {
@@ -719,4 +797,16 @@ func snapshot(t *testing.T, root string) []string {
 		return nil
 	}))
 	return out
+}
+
+// noise is text that does not compress much, so that a cut at a byte
+// offset falls where the test means it to.
+func noise(seed, n int) string {
+	b := make([]byte, n)
+	x := uint32(seed)
+	for i := range b {
+		x = x*1664525 + 1013904223
+		b[i] = 'a' + byte(x>>24)%26
+	}
+	return string(b)
 }

@@ -40,8 +40,9 @@ func (w *walker) walkZipAt(ra io.ReaderAt, size int64, p parent) {
 			// A zip's directory sits at its end: a cut zip loses it first.
 			kind = facts.IssueTruncated
 		}
-		w.issue(p.name, kind, "zip archive %s cannot be read (%v; truncated or corrupt): none of its entries were delivered",
+		w.issue(p.name, kind, "zip archive %s has no readable central directory (%v; cut or corrupt): its entries were read from their local headers",
 			p.name, err)
+		w.walkZipLocal(io.NewSectionReader(ra, 0, size), p)
 		return
 	}
 	w.walkZip(zr, p)
