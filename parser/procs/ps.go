@@ -46,6 +46,8 @@ type parser struct {
 	pendingZoned bool
 	pendingLine  int
 
+	strs map[string]string // interned short values
+
 	latest     time.Time // latest zone-less time of the file
 	noZone     bool
 	issues     int
@@ -61,6 +63,30 @@ func (p *parser) issuef(line int, kind facts.IssueKind, format string, args ...a
 	}
 	p.lastIssue = line
 	p.in.IssueAt(line, kind, format, args...)
+}
+
+// intern returns a shared string for the short values that repeat on
+// every row (user, tty, stat, start, comm), sparing an allocation each.
+func (p *parser) intern(b []byte) string {
+	if s, ok := p.strs[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	if len(p.strs) < 4096 && len(b) <= 32 {
+		if p.strs == nil {
+			p.strs = make(map[string]string)
+		}
+		p.strs[s] = s
+	}
+	return s
+}
+
+// monthDay renders START's "Nov29" form in English.
+func (p *parser) monthDay(m time.Month, d int) string {
+	var buf [5]byte
+	copy(buf[:3], m.String())
+	buf[3], buf[4] = byte('0'+d/10), byte('0'+d%10)
+	return p.intern(buf[:])
 }
 
 func trimBlank(b []byte) []byte {
@@ -339,7 +365,7 @@ func (p *parser) row(line []byte) bool {
 		}
 		if c.kind == colComm {
 			end, next := commSpan(line, ws[wi].start, cols, ci)
-			pr.Comm = string(line[ws[wi].start:end])
+			pr.Comm = p.intern(line[ws[wi].start:end])
 			pos = end
 			if ci+1 < len(cols) && cols[ci+1].kind == colArgs && ci+1 == len(cols)-1 {
 				if next < len(line) {
@@ -372,7 +398,7 @@ func (p *parser) row(line []byte) bool {
 				pr.PPID = int(v)
 			}
 		case colUser:
-			pr.User = string(w)
+			pr.User = p.intern(w)
 		case colPCPU, colC:
 			pr.CPUPct, ok = parseFloat(w)
 		case colPMEM:
@@ -384,9 +410,9 @@ func (p *parser) row(line []byte) bool {
 		case colSHR:
 			pr.SHRKB, ok = parseKB(w)
 		case colTTY:
-			pr.TTY = string(w)
+			pr.TTY = p.intern(w)
 		case colStat, colState:
-			pr.Stat = string(w)
+			pr.Stat = p.intern(w)
 			if validStat(w) {
 				pr.State = w[0]
 			} else {
@@ -412,7 +438,7 @@ func (p *parser) row(line []byte) bool {
 			ok = ok && v >= -100 && v <= 100
 			pr.Nice = int(v)
 		case colPri:
-			pr.Priority = string(w)
+			pr.Priority = p.intern(w)
 		case colArgs: // a command column that is not the last: one word
 			pr.Args = string(w)
 		}
@@ -573,7 +599,9 @@ func (p *parser) start(pr *facts.Process, line []byte, ws []span) (used int, lst
 	if len(ws) >= 5 {
 		if _, isMonth := monthOf(w(1)); isMonth {
 			if t, good := parseLstart([5][]byte{w(0), w(1), w(2), w(3), w(4)}); good {
-				p.has["lstart"] = true
+				if !p.has["lstart"] {
+					p.has["lstart"] = true
+				}
 				return 5, t, true
 			}
 		}
@@ -581,7 +609,7 @@ func (p *parser) start(pr *facts.Process, line []byte, ws []span) (used int, lst
 	if len(ws) >= 2 {
 		if m, isMonth := monthOf(w(0)); isMonth {
 			if d, good := parseUint(w(1)); good && d >= 1 && d <= 31 && len(w(1)) <= 2 {
-				pr.StartRaw = m.String()[:3] + itoa2(int(d))
+				pr.StartRaw = p.monthDay(m, int(d))
 				return 2, time.Time{}, true
 			}
 		}
@@ -600,12 +628,12 @@ func (p *parser) start(pr *facts.Process, line []byte, ws []span) (used int, lst
 		if m, d, good := splitMonthDay(v); good {
 			// Month names of other locales are written in English so the
 			// bundle's time pass can read them.
-			pr.StartRaw = m.String()[:3] + itoa2(d)
+			pr.StartRaw = p.monthDay(m, d)
 			return 1, time.Time{}, true
 		}
 	}
 	if ok {
-		pr.StartRaw = string(v)
+		pr.StartRaw = p.intern(v)
 	}
 	return 1, time.Time{}, ok
 }

@@ -274,46 +274,72 @@ func firstWord(s string) string {
 }
 
 // pythonRole looks at what a Python interpreter runs: a module (-m), a
-// script, or a console script such as /usr/local/bin/vllm.
+// script, or a console script such as /usr/local/bin/vllm. Only the first
+// words are read; commands run long.
 func pythonRole(rest string) facts.Role {
-	args := strings.Fields(rest)
+	next := func() string {
+		rest = strings.TrimLeft(rest, " ")
+		var w string
+		w, rest, _ = strings.Cut(rest, " ")
+		return w
+	}
 	// Skip interpreter options to find the module or script.
-	i := 0
-	for i < len(args) && strings.HasPrefix(args[i], "-") && args[i] != "-m" && args[i] != "-c" {
-		if args[i] == "-X" || args[i] == "-W" {
-			i++
+	target := next()
+	for strings.HasPrefix(target, "-") && target != "-m" && target != "-c" {
+		if target == "-X" || target == "-W" {
+			next()
 		}
-		i++
+		target = next()
 	}
-	if i >= len(args) {
+	switch target {
+	case "":
 		return facts.RolePython
-	}
-	target, after := args[i], args[i+1:]
-	if target == "-m" && len(after) > 0 {
-		target, after = after[0], after[1:]
-	} else if target == "-c" {
+	case "-c":
 		return facts.RolePython
+	case "-m":
+		target = next()
 	}
 	target = strings.TrimSuffix(target, ".py")
-	target = strings.ReplaceAll(target, "/", ".")
-	serve := len(after) > 0 && after[0] == "serve"
+	serve := next() == "serve"
+	// Modules are dotted, scripts slashed: compare both spellings.
+	is := func(mod string) bool {
+		return target == mod || hasPathSuffix(target, mod)
+	}
 	switch {
-	case target == "sglang.launch_server" || strings.HasSuffix(target, ".sglang.launch_server"):
+	case is("sglang.launch_server"):
 		return facts.RoleSGLangLauncher
-	case target == "sglang" || strings.HasSuffix(target, ".sglang") || target == "sglang.cli.main":
+	case is("sglang") || is("sglang.cli.main"):
 		if serve {
 			return facts.RoleSGLangLauncher
 		}
 	case strings.HasPrefix(target, "vllm.entrypoints.") && strings.HasSuffix(target, "api_server"):
 		return facts.RoleVLLMServer
-	case target == "vllm" || strings.HasSuffix(target, ".vllm") || strings.HasSuffix(target, "vllm.entrypoints.cli.main") ||
-		strings.HasSuffix(target, "vllm_omni.entrypoints.cli.main"):
+	case is("vllm") || is("vllm.entrypoints.cli.main") || is("vllm_omni.entrypoints.cli.main"):
 		if serve {
 			return facts.RoleVLLMServer
 		}
 	}
-	if strings.Contains(target, "torch._inductor.compile_worker") {
+	if strings.Contains(target, "torch._inductor.compile_worker") || strings.Contains(target, "torch/_inductor/compile_worker") {
 		return facts.RoleCompileWorker
 	}
 	return facts.RolePython
+}
+
+// hasPathSuffix reports whether a script path ends with a dotted module's
+// path: ".../sglang/launch_server" for "sglang.launch_server".
+func hasPathSuffix(path, mod string) bool {
+	if len(path) <= len(mod) {
+		return false
+	}
+	tail := path[len(path)-len(mod):]
+	if c := path[len(path)-len(mod)-1]; c != '/' && c != '.' {
+		return false
+	}
+	for i := 0; i < len(mod); i++ {
+		c, m := tail[i], mod[i]
+		if c != m && !(m == '.' && c == '/') {
+			return false
+		}
+	}
+	return true
 }

@@ -40,20 +40,39 @@ func parseFloat(b []byte) (float64, bool) {
 	if len(b) == 0 || len(b) > 32 {
 		return 0, false
 	}
+	// Fast path for what ps and top print ("99.8", "0,0", "100"): a mantissa
+	// below 2^53 divided by an exact power of ten rounds as ParseFloat does.
+	var m uint64
+	digits, frac, sep := 0, 0, false
+	for _, c := range b {
+		switch {
+		case c >= '0' && c <= '9':
+			m = m*10 + uint64(c-'0')
+			digits++
+			if sep {
+				frac++
+			}
+		case (c == '.' || c == ',') && !sep:
+			sep = true
+		default:
+			digits = 99 // not plain: let strconv decide
+		}
+	}
+	if digits > 0 && digits <= 15 {
+		return float64(m) / pow10[frac], true
+	}
+	// Signed or long: strconv, after checking that it is a plain number
+	// (ParseFloat also takes "NaN", "Inf", "1e5", hex).
 	var buf [32]byte
 	n := copy(buf[:], b)
 	seen := false
 	for i := 0; i < n; i++ {
-		c := buf[i]
-		switch {
+		switch c := buf[i]; {
 		case c >= '0' && c <= '9':
-		case c == '.' || c == ',':
-			if seen {
-				return 0, false
-			}
+		case (c == '.' || c == ',') && !seen:
 			seen = true
 			buf[i] = '.'
-		case (c == '-' || c == '+') && i == 0:
+		case (c == '-' || c == '+') && i == 0 && n > 1:
 		default:
 			return 0, false
 		}
@@ -61,6 +80,8 @@ func parseFloat(b []byte) (float64, bool) {
 	f, err := strconv.ParseFloat(string(buf[:n]), 64)
 	return f, err == nil
 }
+
+var pow10 = [16]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15}
 
 // maxSeconds bounds every duration read (a century), so that no
 // multiplication overflows.
@@ -332,6 +353,3 @@ func parseLstart(w [5][]byte) (time.Time, bool) {
 	}
 	return t, true
 }
-
-// itoa2 renders a day of month with two digits.
-func itoa2(d int) string { return strconv.Itoa(100 + d)[1:] }
