@@ -46,7 +46,8 @@ type parser struct {
 	pendingZoned bool
 	pendingLine  int
 
-	strs map[string]string // interned short values
+	strs    map[string]string // interned short values
+	badUTF8 bool              // the current line is not valid UTF-8
 
 	latest     time.Time // latest zone-less time of the file
 	noZone     bool
@@ -65,9 +66,21 @@ func (p *parser) issuef(line int, kind facts.IssueKind, format string, args ...a
 	p.in.IssueAt(line, kind, format, args...)
 }
 
+// text keeps the words of a line as a string, invalid UTF-8 replaced (the
+// scanner counts such lines for the file's issue).
+func (p *parser) text(b []byte) string {
+	if p.badUTF8 {
+		return string(bytes.ToValidUTF8(b, []byte("\uFFFD")))
+	}
+	return string(b)
+}
+
 // intern returns a shared string for the short values that repeat on
 // every row (user, tty, stat, start, comm), sparing an allocation each.
 func (p *parser) intern(b []byte) string {
+	if p.badUTF8 {
+		return p.text(b)
+	}
 	if s, ok := p.strs[string(b)]; ok {
 		return s
 	}
@@ -101,6 +114,7 @@ func (p *parser) line(raw []byte) {
 	if len(line) == 0 {
 		return
 	}
+	p.badUTF8 = !p.in.CheckUTF8()
 	if bytes.HasPrefix(line, []byte("top - ")) {
 		p.startTop(line)
 		return
@@ -158,7 +172,7 @@ func (p *parser) nonRow(line []byte) {
 	}
 	if p.wrapped(n) {
 		// A terminal wrapped a long row; the rest of its command is here.
-		p.last.Args += string(line)
+		p.last.Args += p.text(line)
 		p.lastAt = n
 		p.wrapWidth = p.lastLen
 		p.lastLen = len(p.in.Bytes())
@@ -440,7 +454,7 @@ func (p *parser) row(line []byte) bool {
 		case colPri:
 			pr.Priority = p.intern(w)
 		case colArgs: // a command column that is not the last: one word
-			pr.Args = string(w)
+			pr.Args = p.text(w)
 		}
 		if !ok && !(len(w) == 1 && w[0] == '-') {
 			bad = append(bad, fmt.Sprintf("%s %q", c.key, w))
@@ -452,7 +466,7 @@ func (p *parser) row(line []byte) bool {
 		return false
 	}
 	if wi < len(ws) {
-		p.issuef(n, facts.IssueMalformed, "row has %d words more than the header has columns; they were ignored", len(ws)-wi)
+		p.issuef(n, facts.IssueMalformed, "row has %d word(s) past its last column; ignored", len(ws)-wi)
 	}
 	if missing >= 0 {
 		names := make([]string, 0, len(cols)-missing)
@@ -494,7 +508,7 @@ func (p *parser) setArgs(pr *facts.Process, raw []byte) {
 		p.forest = true
 	}
 	pr.Depth = depth
-	pr.Args = string(bytes.TrimLeft(rest, " \t"))
+	pr.Args = p.text(bytes.TrimLeft(rest, " \t"))
 }
 
 // forestPrefix counts the 4-byte units of a `ps f` prefix: "    " and " |  "
