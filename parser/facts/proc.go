@@ -124,7 +124,9 @@ type Process struct {
 	Start time.Time `json:"start,omitzero"`
 	// StartRaw is START/STIME as printed ("04:27", "Nov29", "2025") when the
 	// format has no lstart; the bundle's time pass resolves it against the
-	// snapshot's day into Start.
+	// snapshot's day into Start. The two-word forms of start/bsdstart
+	// ("Jun  6") are joined ("Jun06") and other locales' month names
+	// written in English ("Mär05" -> "Mar05") so that one layout reads all.
 	StartRaw string        `json:"start_raw,omitempty"`
 	Elapsed  time.Duration `json:"elapsed,omitempty"`
 	CPUTime  time.Duration `json:"cpu_time"`

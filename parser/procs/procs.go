@@ -47,15 +47,16 @@ func Sniff(name string, head []byte) (facts.Kind, int) {
 			return facts.KindTop, 80
 		}
 		if h, ok := parseHeader(line); ok {
+			// Every word of the line is a ps header word, PID among them.
 			switch {
 			case h.top:
-				return facts.KindTop, 75
+				return facts.KindTop, 85
 			case h.format != "eo":
-				return facts.KindPS, 90
+				return facts.KindPS, 95
 			case len(h.cols) >= 3 && (h.cols[len(h.cols)-1].kind == colArgs):
-				return facts.KindPS, 80
-			case len(h.cols) >= 2:
-				return facts.KindPS, 60
+				return facts.KindPS, 90
+			default:
+				return facts.KindPS, 70
 			}
 		}
 		ws := words(line, buf[:0])

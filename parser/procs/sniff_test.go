@@ -14,17 +14,17 @@ func TestSniff(t *testing.T) {
 		kind       facts.Kind
 		score      int
 	}{
-		{"x.txt", "USER       PID %CPU %MEM    VSZ   RSS TTY      STAT START   TIME COMMAND\nroot 1 0.0 0.0 1 1 ? S 04:24 0:00 init\n", facts.KindPS, 90},
-		{"x.txt", "UID          PID    PPID  C STIME TTY          TIME CMD\n", facts.KindPS, 90},
-		{"x.txt", "F S   UID     PID    PPID  C PRI  NI ADDR SZ WCHAN  TTY          TIME CMD\n", facts.KindPS, 90},
-		{"x.txt", "  PID  PPID                  STARTED ELAPSED     TIME   RSS    VSZ STAT NLWP COMMAND         COMMAND\n", facts.KindPS, 80},
-		{"x.txt", "    PID STAT\n      1 Ss\n", facts.KindPS, 60},
-		{"x.txt", "PID   USER     TIME  COMMAND\n", facts.KindPS, 90},
-		{"x.txt", "Tue Jun 10 09:12:41 UTC 2025\n  PID  PPID ELAPSED     TIME STAT COMMAND\n", facts.KindPS, 80},
-		{"x.txt", "$ ps aux\nUSER       PID %CPU %MEM    VSZ   RSS TTY      STAT START   TIME COMMAND\n", facts.KindPS, 90},
+		{"x.txt", "USER       PID %CPU %MEM    VSZ   RSS TTY      STAT START   TIME COMMAND\nroot 1 0.0 0.0 1 1 ? S 04:24 0:00 init\n", facts.KindPS, 95},
+		{"x.txt", "UID          PID    PPID  C STIME TTY          TIME CMD\n", facts.KindPS, 95},
+		{"x.txt", "F S   UID     PID    PPID  C PRI  NI ADDR SZ WCHAN  TTY          TIME CMD\n", facts.KindPS, 95},
+		{"x.txt", "  PID  PPID                  STARTED ELAPSED     TIME   RSS    VSZ STAT NLWP COMMAND         COMMAND\n", facts.KindPS, 90},
+		{"x.txt", "    PID STAT\n      1 Ss\n", facts.KindPS, 70},
+		{"x.txt", "PID   USER     TIME  COMMAND\n", facts.KindPS, 95},
+		{"x.txt", "Tue Jun 10 09:12:41 UTC 2025\n  PID  PPID ELAPSED     TIME STAT COMMAND\n", facts.KindPS, 90},
+		{"x.txt", "$ ps aux\nUSER       PID %CPU %MEM    VSZ   RSS TTY      STAT START   TIME COMMAND\n", facts.KindPS, 95},
 		{"x.txt", "top - 04:27:21 up 3 min,  0 user,  load average: 1.16, 0.53, 0.21\nTasks: 308 total\n", facts.KindTop, 95},
 		{"x.txt", "Tasks: 308 total,   3 running, 305 sleeping,   0 stopped,   0 zombie\n", facts.KindTop, 80},
-		{"x.txt", "  PID USER      PR  NI    VIRT    RES    SHR S  %CPU  %MEM     TIME+ COMMAND\n", facts.KindTop, 75},
+		{"x.txt", "  PID USER      PR  NI    VIRT    RES    SHR S  %CPU  %MEM     TIME+ COMMAND\n", facts.KindTop, 85},
 		// Headerless rows of ps aux | grep and ps -ef | grep.
 		{"x.txt", "root      4402 99.8  3.9 198347776 82313412 pts/0 Rl+ Jun09 1234:56 sglang::scheduler_DP0_TP0_EP0\n" +
 			"root     98213  0.0  0.0   6612  2268 pts/1    S+   10:02   0:00 grep --color=auto sglang\n", facts.KindPS, 50},
