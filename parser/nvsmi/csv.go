@@ -432,8 +432,8 @@ var (
 //     GPU-... the UUID; 0x + hex the active clock event reasons; P0..P15
 //     the performance state; a three-part version (580.159.04) the driver;
 //     d.d (9.0) the compute capability; a name starting NVIDIA, Tesla,
-//     Quadro, GeForce, TITAN or GRID the GPU name; an integer in the first
-//     column the index.
+//     Quadro, GeForce, TITAN or GRID the GPU name; an integer below 256 in
+//     the first column, or the second after the timestamp, the index.
 //   - With units: the first "%" is utilization.gpu, the second
 //     utilization.memory; the first "W" power.draw, the second power.limit;
 //     of two or three "MiB" columns the largest is memory.total and the
@@ -445,7 +445,8 @@ var (
 //     value, and no % or W, is --query-compute-apps: the integer is the
 //     pid, the text the process name, the MiB value the used memory.
 //
-// What was guessed is stated in out.Assumptions.
+// A row with none of these shapes is not read at all. What was guessed is
+// stated in out.Assumptions.
 func (p *csvParser) guess(fields [][]byte) {
 	n := len(fields)
 	cols := make([]spec, n)
@@ -487,6 +488,14 @@ func (p *csvParser) guess(fields [][]byte) {
 			texts = append(texts, i)
 		}
 	}
+	strong := hasName || len(pct)+len(watt)+len(mib) > 0
+	for _, c := range cols {
+		strong = strong || c.f != fNone
+	}
+	if !strong {
+		// Nothing says this is nvidia-smi: read nothing rather than guess.
+		return
+	}
 	apps := !hasName && len(pct) == 0 && len(watt) == 0 && len(mib) >= 1 && len(ints) >= 1 && len(texts) >= 1
 	if apps {
 		cols[ints[0]] = spec{f: fPID}
@@ -498,9 +507,9 @@ func (p *csvParser) guess(fields [][]byte) {
 			}
 		}
 	} else {
-		if len(ints) > 0 && ints[0] == 0 {
-			if v, _ := atoi(fields[0]); v < 256 {
-				cols[0] = spec{f: fIndex}
+		if len(ints) > 0 && (ints[0] == 0 || ints[0] == 1 && cols[0].f == fTime) {
+			if v, _ := atoi(fields[ints[0]]); v < 256 {
+				cols[ints[0]] = spec{f: fIndex}
 			}
 		}
 		for k, i := range pct {

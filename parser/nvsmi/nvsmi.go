@@ -126,7 +126,7 @@ func Sniff(name string, head []byte) (facts.Kind, int) {
 		if strings.Contains(strings.ToLower(name), "csv") || strings.Contains(strings.ToLower(name), "gpu") {
 			s += 10
 		}
-		return facts.KindNvidiaSMICSV, s
+		return facts.KindNvidiaSMICSV, min(s, 69)
 	}
 	// Weaker content signs, for captures wrapped by other text.
 	switch {

@@ -27,14 +27,15 @@ type topoParser struct {
 	r   *rep
 	out *facts.Facts
 
-	t       *facts.Topology
-	devs    []string // GPU and NIC labels in header order
-	isGPU   []bool
-	aff     []string // affinity column names
-	seen    []bool   // GPU rows read
-	legend  bool
-	p2p     bool // values of a -p2p matrix, not -m
-	unknown int
+	t         *facts.Topology
+	devs      []string // GPU and NIC labels in header order
+	isGPU     []bool
+	aff       []string // affinity column names
+	seen      []bool   // GPU rows read
+	legend    bool
+	p2p       bool // values of a -p2p matrix, not -m
+	sawHeader bool
+	unknown   int
 }
 
 func parseTopo(in *textio.Input, out *facts.Facts) {
@@ -47,7 +48,7 @@ func parseTopo(in *textio.Input, out *facts.Facts) {
 		p.line(trimRight(l))
 	}
 	p.finish()
-	if p.t == nil {
+	if !p.sawHeader {
 		p.r.at(in.Line(), facts.IssueMalformed, "no topology matrix header (a row starting with GPU0)")
 	}
 	p.r.done()
@@ -204,6 +205,7 @@ func (p *topoParser) header(cells []string) {
 		}
 	}
 	p.t = t
+	p.sawHeader = true
 	p.seen = make([]bool, n)
 	p.legend, p.p2p = false, false
 }
