@@ -60,7 +60,8 @@ type ProcSnapshot struct {
 	// ("04:27:21"), as printed. It has no date and no zone, so At stays zero
 	// unless other evidence (a capture stamp, a date line) gives the day.
 	TimeOfDay string `json:"time_of_day,omitempty"`
-	// Users is the user count of top's first line, -1 when not printed.
+	// Users is the user count of top's first line: set in top frames only,
+	// -1 when that line lacks it.
 	Users int `json:"users,omitempty"`
 	// Tasks, CPU and Mem are top's summary lines; nil when absent.
 	Tasks *TaskCounts `json:"tasks,omitempty"`

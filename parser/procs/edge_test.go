@@ -171,3 +171,16 @@ func TestExtraWords(t *testing.T) {
 	require.Len(t, is, 1)
 	assert.Equal(t, "row has 1 word(s) past its last column; ignored", is[0].Detail)
 }
+
+// A forest that starts deep (a listing cut from the middle of ps f).
+func TestForestCutListing(t *testing.T) {
+	text := "  PID COMMAND\n    5      \\_ python3 x.py\n    6          \\_ ninja -v\n"
+	out := parseAs("f.txt", text, facts.KindPS)
+	s := out.Procs[0]
+	assert.Equal(t, []int{0, 1}, []int{s.ByPID(5).Depth, s.ByPID(6).Depth})
+	assert.Equal(t, []int{-1, 5}, []int{s.ByPID(5).PPID, s.ByPID(6).PPID})
+	is := issuesOf("f.txt", text, facts.KindPS)
+	require.Len(t, is, 2)
+	assert.Equal(t, "forest prefix of pid 5 is 2 levels deep with no row above it; read as a root", is[0].Detail)
+	assert.Equal(t, "forest prefix of pid 6 is 3 levels deep under a row 0 deep; took the row above as its parent", is[1].Detail)
+}

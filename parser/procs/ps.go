@@ -243,7 +243,10 @@ func (p *parser) initHas() {
 }
 
 func (p *parser) newSnapshot(format string) {
-	p.snap = &facts.ProcSnapshot{Src: p.in.Src(), Format: format, Users: -1}
+	p.snap = &facts.ProcSnapshot{Src: p.in.Src(), Format: format}
+	if format == "top" {
+		p.snap.Users = -1
+	}
 	p.out.Procs = append(p.out.Procs, p.snap)
 	p.forest = false
 	p.stack = p.stack[:0]
@@ -545,7 +548,11 @@ func forestPrefix(raw []byte) (int, []byte) {
 func (p *parser) place(pr *facts.Process, line int) {
 	d := max(pr.Depth, 0)
 	if d > len(p.stack) {
-		p.issuef(line, facts.IssueMalformed, "forest prefix of pid %d is %d levels deep under a row %d deep; took the row above as its parent", pr.PID, d, len(p.stack)-1)
+		if len(p.stack) == 0 {
+			p.issuef(line, facts.IssueMalformed, "forest prefix of pid %d is %d levels deep with no row above it; read as a root", pr.PID, d)
+		} else {
+			p.issuef(line, facts.IssueMalformed, "forest prefix of pid %d is %d levels deep under a row %d deep; took the row above as its parent", pr.PID, d, len(p.stack)-1)
+		}
 		d = len(p.stack)
 		pr.Depth = d
 	}
