@@ -124,6 +124,10 @@ func (p *parser) message(l *line, ps *procState, lvl facts.Level, b []byte, bare
 	if len(b) == 0 {
 		return nil
 	}
+	if k := bytes.Index(b, []byte("atchdog timeout (")); k >= 0 && k < 64 {
+		// "Watchdog timeout (...)", "Scheduler watchdog timeout (...)".
+		return p.watchdog(ps, b)
+	}
 	switch b[0] {
 	case 'A':
 		switch {
@@ -577,6 +581,62 @@ func (p *parser) message(l *line, ps *procState, lvl facts.Level, b []byte, bare
 		case has(b, "Warming up"):
 			return p.emit(ps, facts.EventWarmup, lvl, b, nil)
 		}
+	case 't':
+		switch {
+		case has(b, "torch.compile takes"), has(b, "torch.compile took"):
+			f := map[string]any{}
+			if v, ok := numAfter(b, " takes"); ok {
+				f["elapsed_s"] = v
+			} else if v, ok := numAfter(b, " took"); ok {
+				f["elapsed_s"] = v
+			}
+			return p.emit(ps, facts.EventTorchCompileEnd, lvl, b, f)
+		case has(b, "the current vLLM instance can use total_gpu_memory"):
+			f := map[string]any{}
+			if v, ok := numAfter(b, "total_gpu_memory ("); ok {
+				f["total_gib"] = v
+			}
+			if v, ok := numAfter(b, "gpu_memory_utilization ("); ok {
+				f["utilization"] = v
+			}
+			if v, ok := numAfter(b, ") = "); ok {
+				f["usable_gib"] = v
+			}
+			return p.emit(ps, facts.EventMemoryProfile, lvl, b, f)
+		}
+	case 'm':
+		if has(b, "max_total_num_tokens=") {
+			f := map[string]any{}
+			kvEq(b, f)
+			return p.emit(ps, facts.EventMaxTotalTokens, lvl, b, f)
+		}
+		if has(b, "model weights take") {
+			f := map[string]any{}
+			if v, ok := numAfter(b, "model weights take"); ok {
+				f["weights_gib"] = v
+			}
+			if v, ok := numAfter(b, "non_torch_memory takes"); ok {
+				f["non_torch_gib"] = v
+			}
+			if v, ok := numAfter(b, "activation peak memory takes"); ok {
+				f["activation_gib"] = v
+			}
+			if v, ok := numAfter(b, "reserved for KV Cache is"); ok {
+				f["kv_cache_gib"] = v
+			}
+			return p.emit(ps, facts.EventMemoryProfile, lvl, b, f)
+		}
+	case '#':
+		if has(b, "# cuda blocks:") || has(b, "# GPU blocks:") {
+			f := map[string]any{}
+			if v, ok := numAfter(b, "blocks:"); ok {
+				f["gpu_blocks"] = v
+			}
+			if v, ok := numAfter(b, "# CPU blocks:"); ok {
+				f["cpu_blocks"] = v
+			}
+			return p.emit(ps, facts.EventKVCacheSize, lvl, b, f)
+		}
 	case 'i':
 		if has(b, "init engine") && contains(b, "took") {
 			f := map[string]any{}
@@ -665,7 +725,7 @@ func (p *parser) message(l *line, ps *procState, lvl facts.Level, b []byte, bare
 			return ev
 		}
 	}
-	if b[0] >= 'A' && b[0] <= 'Z' && looksLikeException(b) {
+	if looksLikeException(b) {
 		// An exception line outside a traceback ("RuntimeError: ...").
 		return p.exceptionLine(ps, b)
 	}
@@ -681,6 +741,14 @@ func (p *parser) message(l *line, ps *procState, lvl facts.Level, b []byte, bare
 				return ev
 			}
 		}
+	}
+	// Signatures that matter wherever they sit in a line (pytest output,
+	// condensed pastes, prefixes of tools not known here).
+	if contains(b, "Engine core initialization failed") {
+		return p.emit(ps, facts.EventEngineInitFailed, facts.LevelError, b, map[string]any{"what": "engine-core"})
+	}
+	if k := bytes.Index(b, []byte("RPC call to ")); k >= 0 && contains(b[k:], "timed out") {
+		return p.rpcTimeout(ps, b)
 	}
 	if has(b, "terminate called after throwing an instance of") {
 		return p.emit(ps, facts.EventError, facts.LevelCritical, b, map[string]any{"what": "c++-terminate"})
