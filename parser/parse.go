@@ -29,6 +29,8 @@ type Options struct {
 	Zone *time.Location
 	// Progress, if set, is called after each file with the bytes read so far.
 	Progress func(files int, bytes int64)
+	// Stdin is read for the path "-" (os.Stdin when nil).
+	Stdin io.Reader
 }
 
 // Parse reads the bundles at paths and returns their facts. When several
@@ -53,9 +55,22 @@ func Parse(paths []string, opts Options) (*facts.Facts, error) {
 		bo := opts.Bundle
 		bo.Issue = p.issue
 		p.prefix = prefix
-		if err := bundle.Walk(bp, bo, p.entry); err != nil {
+		var err error
+		if bp == "-" && opts.Stdin != nil {
+			err = bundle.WalkReader("stdin", opts.Stdin, bo, p.entry)
+		} else {
+			err = bundle.Walk(bp, bo, p.entry)
+		}
+		if err != nil {
 			return nil, fmt.Errorf("%s: %w", bp, err)
 		}
+		// Issues about paths that never became entries (the archive itself,
+		// a skipped device file, a nested archive's own name) get a source
+		// of their own so that the report shows them.
+		for _, is := range p.pending {
+			p.out.AddIssue(is.Src, is.Kind, "%s", is.Detail)
+		}
+		p.pending = nil
 	}
 	normalizeTimes(p.out, p.mtimes, opts)
 	return p.out, nil

@@ -21,7 +21,7 @@ type bundleFlags struct {
 }
 
 func (b *bundleFlags) parse(e *env, progress func(files int, bytes int64)) (*facts.Facts, error) {
-	opts := parser.Options{Bundle: bundle.Defaults(), Year: b.Year, Progress: progress}
+	opts := parser.Options{Bundle: bundle.Defaults(), Year: b.Year, Progress: progress, Stdin: e.stdin}
 	n, err := parseSize(b.MaxBytes)
 	if err != nil {
 		return nil, fail(exitUsage, "--max-bytes: %v", err)

@@ -73,12 +73,18 @@ func sniffLine(seg []byte) (sg, vl, other int) {
 		}
 	}
 	switch {
-	case contains(b, "server_args=ServerArgs("), contains(b, "sglang.launch_server"), has(b, "sglang is using nccl"),
-		has(b, "The server is fired up and ready to roll"), contains(b, "sglang serve"):
+	case contains(b, "server_args=ServerArgs("), has(b, "sglang is using nccl"),
+		has(b, "The server is fired up and ready to roll"):
 		sg = max(sg, 95)
 	case contains(b, "vLLM API server version"), contains(b, "Initializing a V1 LLM engine"), contains(b, "Initializing a V0 LLM engine"),
-		has(b, "non-default args:"), contains(b, "vllm serve "), has(b, "vLLM is using nccl"):
+		has(b, "non-default args:"), has(b, "vLLM is using nccl"):
 		vl = max(vl, 95)
+	// A launch command is pasted at the top of many logs, but it is also
+	// all a launch script or a ps row holds: it suggests, it does not prove.
+	case contains(b, "sglang.launch_server"), contains(b, "sglang serve"):
+		sg = max(sg, 40)
+	case contains(b, "vllm serve "), contains(b, "vllm.entrypoints"):
+		vl = max(vl, 40)
 	case bytes.HasPrefix(bytes.TrimSpace(b), tbHead):
 		other = max(other, 35)
 	}
