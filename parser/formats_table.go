@@ -2,9 +2,11 @@ package parser
 
 import (
 	"github.com/coroner-dev/coroner/parser/capture"
+	"github.com/coroner-dev/coroner/parser/envinfo"
 	"github.com/coroner-dev/coroner/parser/facts"
 	"github.com/coroner-dev/coroner/parser/kernlog"
 	"github.com/coroner-dev/coroner/parser/meminfo"
+	"github.com/coroner-dev/coroner/parser/nvsmi"
 	"github.com/coroner-dev/coroner/parser/procs"
 	"github.com/coroner-dev/coroner/parser/serverlog"
 )
@@ -15,5 +17,9 @@ var formats = []format{
 	{name: "serverlog", kinds: []facts.Kind{facts.KindSGLangLog, facts.KindVLLMLog, facts.KindServerLog}, sniff: serverlog.Sniff, parse: serverlog.Parse},
 	{name: "procs", kinds: []facts.Kind{facts.KindPS, facts.KindTop}, sniff: procs.Sniff, parse: procs.Parse},
 	{name: "kernlog", kinds: []facts.Kind{facts.KindKernelLog}, sniff: kernlog.Sniff, parse: kernlog.Parse},
+	{name: "nvsmi", kinds: []facts.Kind{facts.KindNvidiaSMIQ, facts.KindNvidiaSMIXML, facts.KindNvidiaSMICSV, facts.KindNvidiaSMITable,
+		facts.KindNvidiaSMIDmon, facts.KindNvidiaSMIPmon, facts.KindNvidiaSMITopo, facts.KindNvidiaSMIList}, sniff: nvsmi.Sniff, parse: nvsmi.Parse},
+	{name: "envinfo", kinds: []facts.Kind{facts.KindCollectEnv, facts.KindCheckEnv, facts.KindEnv, facts.KindCmdline, facts.KindSystem},
+		sniff: envinfo.Sniff, parse: envinfo.Parse},
 	{name: "meminfo", kinds: []facts.Kind{facts.KindMeminfo, facts.KindFree, facts.KindDF, facts.KindCgroupMemory}, sniff: meminfo.Sniff, parse: meminfo.Parse},
 }
