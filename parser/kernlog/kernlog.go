@@ -51,12 +51,19 @@ func Sniff(name string, head []byte) (facts.Kind, int) {
 				}
 			}
 		}
-		if bytes.Contains(msg, []byte("NVRM: ")) {
+		// Without a time prefix a mark counts only where the kernel puts
+		// it, so prose that quotes a kernel line is not a kernel log.
+		switch {
+		case bytes.HasPrefix(msg, []byte("NVRM: ")) || st.hadKey && bytes.Contains(msg, []byte("NVRM: ")):
 			nvrm = true
 			marks++
-		} else if bytes.Contains(msg, []byte("invoked oom-killer")) || bytes.Contains(msg, []byte("Killed process ")) ||
-			bytes.Contains(msg, []byte("]: segfault at ")) || bytes.Contains(msg, []byte(" blocked for more than ")) {
+		case bytes.HasPrefix(msg, []byte("Out of memory")) || bytes.HasPrefix(msg, []byte("Memory cgroup out of memory")) ||
+			bytes.HasPrefix(msg, []byte("INFO: task ")) || bytes.HasPrefix(msg, []byte("oom-kill:")):
 			marks++
+		case bytes.Contains(msg, []byte(" invoked oom-killer: ")) || bytes.Contains(msg, []byte("]: segfault at ")):
+			if st.hadKey || len(msg) > 0 && msg[0] != ' ' && msg[0] != '-' && msg[0] != '`' && msg[0] != '*' {
+				marks++
+			}
 		}
 	}
 	n := strings.ToLower(name)

@@ -1,0 +1,185 @@
+// Package envinfo reads what a bundle says about the software around the
+// server: `python -m torch.utils.collect_env` and `vllm collect-env` (old
+// and new layouts), `python -m sglang.check_env`, environment dumps (`env`,
+// `export -p`, `declare -x`, .env files), launch commands (a shell line or
+// script, `docker run`), and system descriptions (uname, os-release,
+// lsb_release, tool version lines).
+//
+// Secret values never reach the facts: variables and flags named like a
+// token, key, secret or password, credentials inside URLs and Hugging Face
+// or OpenAI style tokens are replaced by "<redacted>".
+package envinfo
+
+import (
+	"bytes"
+	"regexp"
+	"strings"
+
+	"github.com/coroner-dev/coroner/parser/facts"
+	"github.com/coroner-dev/coroner/parser/textio"
+)
+
+// Redacted replaces a secret value.
+const Redacted = "<redacted>"
+
+// maxValue bounds a kept value (an env var, a flag).
+const maxValue = 4096
+
+// Sniff returns the best of the five kinds this package reads.
+func Sniff(name string, head []byte) (facts.Kind, int) {
+	n := strings.ToLower(name)
+	lines := headLines(head, 400)
+	best, bestScore := facts.Kind(""), 0
+	try := func(k facts.Kind, s int) {
+		if s > bestScore {
+			best, bestScore = k, s
+		}
+	}
+	try(facts.KindCollectEnv, sniffCollectEnv(head, n))
+	try(facts.KindCheckEnv, sniffCheckEnv(lines, n))
+	try(facts.KindSystem, sniffSystem(lines, n))
+	try(facts.KindCmdline, sniffCmdline(lines, n))
+	try(facts.KindEnv, sniffEnv(lines, n))
+	return best, bestScore
+}
+
+// Parse reads one of the five kinds, as sniffed.
+func Parse(in *textio.Input, kind facts.Kind, out *facts.Facts) {
+	switch kind {
+	case facts.KindCollectEnv:
+		parseCollectEnv(in, out)
+	case facts.KindCheckEnv:
+		parseCheckEnv(in, out)
+	case facts.KindEnv:
+		parseEnv(in, out)
+	case facts.KindCmdline:
+		parseCmdline(in, out)
+	case facts.KindSystem:
+		parseSystem(in, out)
+	default:
+		in.IssueAt(0, facts.IssueUnrecognized, "the envinfo parser does not read kind %q", kind)
+	}
+}
+
+// headLines splits the first lines of head; a last line cut by the head
+// limit is dropped unless it is the only one.
+func headLines(head []byte, max int) []string {
+	var out []string
+	for len(head) > 0 && len(out) < max {
+		i := bytes.IndexByte(head, '\n')
+		if i < 0 {
+			if len(out) == 0 || len(head) < 8<<10 {
+				out = append(out, strings.TrimRight(string(head), "\r"))
+			}
+			break
+		}
+		out = append(out, strings.TrimRight(string(head[:i]), "\r"))
+		head = head[i+1:]
+	}
+	return out
+}
+
+// secretWords mark a variable or flag whose value must not be kept.
+var secretWords = []string{"TOKEN", "KEY", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "COOKIE", "PRIVATE"}
+
+// IsSecretName reports a name (env var or flag, any case) that holds a secret.
+func IsSecretName(name string) bool {
+	u := strings.ToUpper(name)
+	for _, w := range secretWords {
+		if strings.Contains(u, w) {
+			return true
+		}
+	}
+	return false
+}
+
+var (
+	urlCredRe = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://)[^/@\s:]+:[^/@\s]+@`)
+	tokenRe   = regexp.MustCompile(`\b(?:hf_[A-Za-z0-9]{30,}|sk-[A-Za-z0-9_-]{20,}|gh[pousr]_[A-Za-z0-9]{30,}|xox[abp]-[A-Za-z0-9-]{10,})\b`)
+)
+
+// Redact returns value as it may be kept for a variable or flag named name.
+func Redact(name, value string) string {
+	if IsSecretName(name) && value != "" {
+		return Redacted
+	}
+	return RedactValue(value)
+}
+
+// RedactValue removes credentials embedded in a value whatever its name.
+func RedactValue(v string) string {
+	if strings.Contains(v, "://") && strings.Contains(v, "@") {
+		v = urlCredRe.ReplaceAllString(v, "${1}"+Redacted+"@")
+	}
+	if strings.Contains(v, "hf_") || strings.Contains(v, "sk-") || strings.Contains(v, "gh") || strings.Contains(v, "xox") {
+		v = tokenRe.ReplaceAllString(v, Redacted)
+	}
+	return cut(v)
+}
+
+// cut bounds a kept value.
+func cut(v string) string {
+	if len(v) <= maxValue {
+		return v
+	}
+	k := maxValue
+	for k > 0 && v[k]&0xC0 == 0x80 {
+		k--
+	}
+	return v[:k]
+}
+
+// text copies a line for keeping, repairing invalid UTF-8.
+func text(in *textio.Input, b []byte) string {
+	if !in.CheckUTF8() {
+		return strings.ToValidUTF8(string(b), "\uFFFD")
+	}
+	return string(b)
+}
+
+var ansiRe = regexp.MustCompile(`\x1b\[[0-9;]*[A-Za-z]`)
+
+func stripANSI(s string) string {
+	if strings.IndexByte(s, 0x1b) < 0 {
+		return s
+	}
+	return ansiRe.ReplaceAllString(s, "")
+}
+
+// envNameRe is an environment variable assignment at the start of a line.
+var envNameRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`)
+
+// isMissing reports the words the reports print for an absent value.
+func isMissing(v string) bool {
+	switch strings.TrimSpace(v) {
+	case "", "N/A", "Could not collect", "None", "Not Available", "Module Not Found", "No CUDA", "Not Set":
+		return true
+	}
+	return false
+}
+
+// setter fills an EnvReport's Versions and Where, letting explicit report
+// lines win over values read from package lists.
+type setter struct {
+	r      *facts.EnvReport
+	strong map[string]bool
+}
+
+func newReport(src facts.Source, kind facts.Kind) *setter {
+	return &setter{r: &facts.EnvReport{Src: src, Format: kind, Versions: map[string]string{}, Where: map[string]facts.Source{}},
+		strong: map[string]bool{}}
+}
+
+// set records key=v from src; a weak value never replaces a strong one.
+func (s *setter) set(key, v string, src facts.Source, strong bool) {
+	v = strings.TrimSpace(v)
+	if isMissing(v) {
+		return
+	}
+	if _, ok := s.r.Versions[key]; ok && (s.strong[key] || !strong) {
+		return
+	}
+	s.r.Versions[key] = cut(v)
+	s.r.Where[key] = src
+	s.strong[key] = strong
+}
