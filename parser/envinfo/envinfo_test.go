@@ -109,7 +109,7 @@ func TestCollectEnv(t *testing.T) {
 			absent: []string{"cuda_archs", "neuron", "rocm", "cudnn"},
 			gpus:   []string{"GPU 0: NVIDIA GeForce RTX 4070 Laptop GPU"},
 			topo:   2, topo0: "GPU0\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID",
-			env:    []env{{53, "CUDA_MODULE_LOADING", "LAZY"}, {54, "NCCL_CUMEM_ENABLE", "0"}},
+			env: []env{{53, "CUDA_MODULE_LOADING", "LAZY"}, {54, "NCCL_CUMEM_ENABLE", "0"}},
 		},
 	}
 	for _, tc := range cases {
@@ -269,8 +269,8 @@ func TestCmdline(t *testing.T) {
 		},
 		{
 			file: "testdata/docker-vllm.sh", line: 1, end: 10, engine: facts.EngineVLLM,
-			argv0: []string{"docker", "run", "-d", "--gpus", "all", "--ipc=host"},
-			flags: map[string]string{"model": "meta-llama/Llama-3.1-8B-Instruct", "tensor_parallel_size": "2", "max_num_seqs": "256"},
+			argv0:  []string{"docker", "run", "-d", "--gpus", "all", "--ipc=host"},
+			flags:  map[string]string{"model": "meta-llama/Llama-3.1-8B-Instruct", "tensor_parallel_size": "2", "max_num_seqs": "256"},
 			cmdEnv: map[string]string{"HF_TOKEN": Redacted, "NCCL_P2P_DISABLE": "1"},
 			container: map[string]string{"image": "vllm/vllm-openai:v0.11.0", "gpus": "all", "ipc": "host", "shm_size": "16g",
 				"publish": "8000:8000", "volume": "/data/hf:/root/.cache/huggingface", "name": "vllm-llama", "detach": "true"},
@@ -279,8 +279,8 @@ func TestCmdline(t *testing.T) {
 		},
 		{
 			file: "testdata/docker-sglang.sh", line: 2, end: 4, engine: facts.EngineSGLang,
-			argv0: []string{"docker", "run", "--rm", "-it", "--gpus", `"device=0,1"`},
-			flags: map[string]string{"model_path": "Qwen/Qwen3-14B", "tp_size": "2", "host": "0.0.0.0", "port": "30000"},
+			argv0:  []string{"docker", "run", "--rm", "-it", "--gpus", `"device=0,1"`},
+			flags:  map[string]string{"model_path": "Qwen/Qwen3-14B", "tp_size": "2", "host": "0.0.0.0", "port": "30000"},
 			cmdEnv: map[string]string{"NCCL_DEBUG": "WARN", "SGLANG_ENABLE_TORCH_COMPILE": "0"},
 			container: map[string]string{"image": "lmsysorg/sglang:v0.5.5-cu129", "gpus": `"device=0,1"`, "shm_size": "32g",
 				"ipc": "host", "rm": "true", "interactive": "true", "tty": "true"},
