@@ -61,7 +61,11 @@ func (m *mdWriter) causes(r *Report) {
 		}
 		m.p("Ruled out:\n\n")
 		for _, ro := range r.RuledOut {
-			m.p("- **%s** (%s, rule `%s`): %s", mdInline(ro.Title), ro.Category, ro.Rule, mdInline(ro.Why))
+			cat := ""
+			if ro.Category != "" {
+				cat = ro.Category + ", "
+			}
+			m.p("- **%s** (%srule `%s`): %s", mdInline(ro.Title), cat, ro.Rule, mdInline(ro.Why))
 			for _, e := range ro.Evidence {
 				m.p(" [%s]", mdInline(loc(e.File, e.Line)))
 			}

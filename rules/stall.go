@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/coroner-dev/coroner/parser/facts"
@@ -121,6 +122,15 @@ func runStall(p *Pass) {
 	if limit == 0 || st.Silence <= limit {
 		return
 	}
+	// A compiler that started recently under the server is work being done:
+	// the silence is a build, which the jit-compile rule judges.
+	if t := compilersOf(st.PS); len(t.compilers) > 0 {
+		if oldest := newestStart(t.compilers); !oldest.IsZero() && !st.PS.At.IsZero() && st.PS.At.Sub(oldest) < limit {
+			p.RuleOut(fmt.Sprintf("the log has been silent for %s in %s, but compilers started %s before the snapshot run under the server: a kernel build, not a hang",
+				humanDuration(st.Silence), phase, humanDuration(st.PS.At.Sub(oldest))), EvProc(t.compilers[len(t.compilers)-1]))
+			return
+		}
+	}
 	ev := []Evidence{{Src: st.Last.Src, Text: st.Last.Text}}
 	for i, w := range st.Workers {
 		if i == 4 {
@@ -130,7 +140,7 @@ func runStall(p *Pass) {
 	}
 	msg := fmt.Sprintf("Hung in %s for %s: the log's last sign of life is %s (%s) and the latest evidence, %s, is from %s; %d server process(es) are alive in that snapshot. %s normally stays silent at most %s (%s).",
 		phase, humanDuration(st.Silence), st.Last.Src, st.Last.Time.UTC().Format("2006-01-02 15:04:05Z"),
-		idx.LatestFrom, idx.Latest.UTC().Format("2006-01-02 15:04:05Z"), len(st.Alive), phaseWords(phase), humanDuration(limit), why)
+		idx.LatestFrom, idx.Latest.UTC().Format("2006-01-02 15:04:05Z"), len(st.Alive), capitalize(phaseWords(phase)), humanDuration(limit), why)
 	p.Report(Finding{
 		Message:    msg,
 		Evidence:   ev,
@@ -140,4 +150,22 @@ func runStall(p *Pass) {
 		Confidence: 0.9,
 		Remedy:     "Before restarting, grab stacks of the stuck processes: `py-spy dump --native --pid PID` for each scheduler/worker, `nvidia-smi -q`, and a second `ps` a minute later to see whether CPU time still grows (`coroner collect --count 2 --every 60s`).",
 	})
+}
+
+// newestStart is the latest start time among processes.
+func newestStart(ps []*facts.Process) time.Time {
+	var t time.Time
+	for _, p := range ps {
+		if p.Start.After(t) {
+			t = p.Start
+		}
+	}
+	return t
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }
