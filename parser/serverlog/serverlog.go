@@ -446,9 +446,6 @@ func (p *parser) finish() {
 	if p.bareTB != nil {
 		p.tbClose(p.bareTB)
 	}
-	for _, ps := range p.byName {
-		_ = ps
-	}
 	for _, ps := range p.procList() {
 		if ps.tb != nil {
 			p.tbClose(ps.tb)
@@ -460,6 +457,16 @@ func (p *parser) finish() {
 				ps.pl.LastMsg = string(ps.lastMsg)
 			}
 		}
+	}
+	// The main process exists from the start; drop it if it wrote nothing.
+	if p.main.pl.Lines == 0 {
+		procs := p.log.Procs[:0]
+		for _, pl := range p.log.Procs {
+			if pl != p.main.pl {
+				procs = append(procs, pl)
+			}
+		}
+		p.log.Procs = procs
 	}
 	p.finishBars()
 	evs, dropped := p.events.all()
