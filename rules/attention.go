@@ -169,7 +169,7 @@ func runAttention(p *Pass) {
 			state = fmt.Sprintf("has been silent for %s in %s while alive", humanDuration(st.Silence), phase)
 			ev = append(ev, Evidence{Src: st.Last.Src, Text: "last sign of life: " + st.Last.Text})
 		}
-		if t := compilersOf(st.PS); st.PS != nil && len(t.compilers) > 0 && !st.Failed() {
+		if t := compilersOf(st.PS); len(t.compilers) > 0 && !st.Failed() {
 			// The GPU waits for a compiler: the build explains the silence;
 			// the backend is at most why there is a build.
 			conf = min(conf, 0.45)

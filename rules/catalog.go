@@ -26,6 +26,9 @@ type Signature struct {
 	Severity   Severity `yaml:"severity"`
 	Confidence float64  `yaml:"confidence"`
 	Outcome    Outcome  `yaml:"outcome"`
+	// Phase, when set, is the phase the signature means, whatever the
+	// timeline says (a Ray placement wait is distributed init).
+	Phase      Phase    `yaml:"phase"`
 	Title      string   `yaml:"title"`
 	Remedy     string   `yaml:"remedy"`
 	References []string `yaml:"references"`
@@ -97,6 +100,9 @@ func ParseCatalog(data []byte, file string) ([]*Signature, error) {
 			if _, ok := outcomePriority[s.Outcome]; !ok {
 				probs = append(probs, fmt.Sprintf("outcome %q is not in the taxonomy", s.Outcome))
 			}
+		}
+		if s.Phase != "" && s.Phase.Order() < 0 {
+			probs = append(probs, fmt.Sprintf("phase %q is not in the taxonomy", s.Phase))
 		}
 		if strings.TrimSpace(s.Title) == "" {
 			probs = append(probs, "empty title")

@@ -60,8 +60,8 @@ func runCollective(p *Pass) {
 		reportWatchdog(p, wd)
 		return
 	}
-	if st.Ready != nil && !st.Failed() {
-		return
+	if st.Ready != nil {
+		return // phases matter during startup only
 	}
 	// 2. Ranks at different milestones.
 	if lag, ahead, ok := laggingRank(idx); ok {
@@ -251,10 +251,12 @@ func rankMilestones(idx *Index) []rankMark {
 	return out
 }
 
-// laggingRank finds one rank behind the others.
+// laggingRank finds one rank behind the others. Engines print some
+// milestones on rank 0 only, so with two ranks a difference proves nothing;
+// with three or more, a rank lags when every other rank got further.
 func laggingRank(idx *Index) (rankMark, []rankMark, bool) {
 	ms := rankMilestones(idx)
-	if len(ms) < 2 {
+	if len(ms) < 3 {
 		return rankMark{}, nil, false
 	}
 	count := map[Phase]int{}
@@ -283,7 +285,7 @@ func laggingRank(idx *Index) (rankMark, []rankMark, bool) {
 			ahead = append(ahead, m)
 		}
 	}
-	if lag == nil || len(ahead) == 0 {
+	if lag == nil || len(ahead) == 0 || len(ahead) < len(ms)-1 {
 		return rankMark{}, nil, false
 	}
 	return *lag, ahead, true

@@ -67,14 +67,14 @@ func RootFailure(st *State) *facts.LogEvent {
 	if len(fs) == 0 {
 		return nil
 	}
+	// An exception that says what went wrong beats everything; among the
+	// rest (wrappers, "worker died", "child failed") the first in time is
+	// the first sign of the failure.
 	rank := func(e *facts.LogEvent) int {
-		switch {
-		case rootTypes[e.Type] && !isWrapper(e):
+		if rootTypes[e.Type] && !isWrapper(e) {
 			return 0
-		case rootTypes[e.Type]:
-			return 1
 		}
-		return 2
+		return 1
 	}
 	sort.SliceStable(fs, func(i, j int) bool {
 		a, b := fs[i], fs[j]
@@ -114,6 +114,10 @@ func runCrashed(p *Pass) {
 		if l != nil {
 			phase = idx.PhaseAt(l, root.Proc, root.Src.Line)
 		}
+		afterReady := st.Ready != nil && st.Ready.Src.File == root.Src.File && st.Ready.Src.Line < root.Src.Line
+		if afterReady {
+			phase = PhaseServing
+		}
 		who := root.Proc.Key()
 		if who == "main" {
 			who = "the main process"
@@ -137,7 +141,7 @@ func runCrashed(p *Pass) {
 		if others > 0 {
 			msg += fmt.Sprintf(" %d more failure line(s) followed: the cascade of that first error.", others)
 		}
-		if st.Ready != nil && st.Ready.Src.Line < root.Src.Line && st.Ready.Src.File == root.Src.File {
+		if afterReady {
 			msg += fmt.Sprintf(" The server had been ready since %s: this is a crash at runtime.", st.Ready.Src)
 		}
 		p.Report(Finding{
@@ -148,6 +152,21 @@ func runCrashed(p *Pass) {
 			Confidence: 0.95,
 			Remedy:     "Start from the first error, not the last: the lines after it are the other processes noticing. The cause findings below name what the error text means.",
 		})
+		// A failure during graph capture that no signature explains is the
+		// capture's own: engines capture with code paths used nowhere else.
+		if phase == PhaseCUDAGraphCapture && !explained(idx) {
+			p.Report(Finding{
+				Title:      "CUDA graph capture failed",
+				Severity:   SeverityError,
+				Category:   CatCUDAGraph,
+				Message:    fmt.Sprintf("The first failure (%s) happened while capturing CUDA graphs, and no known signature explains it: capture runs the model's forward pass with graph-specific code paths (attention metadata, padded batches) that serving without graphs does not use.", root.Src),
+				Remedy:     "Confirm by starting without graphs (SGLang --disable-cuda-graph, vLLM --enforce-eager): if that works, lower --cuda-graph-max-bs / --max-cudagraph-capture-size or try another attention backend, and report the traceback upstream with the versions.",
+				Evidence:   ev[:1],
+				Confidence: 0.6,
+				Cause:      true,
+				Why:        "the crash happened inside graph capture",
+			})
+		}
 		return
 	}
 	// No failure in the log, but the processes are gone.
@@ -168,4 +187,14 @@ func runCrashed(p *Pass) {
 		Confidence: 0.7,
 		Remedy:     "Look for the killer: `dmesg -T | grep -iE 'killed process|oom'` (host OOM), the container runtime's events (`docker inspect` OOMKilled, exit code 137), and the supervisor's log.",
 	})
+}
+
+// explained reports whether a catalog signature matched a live failure.
+func explained(idx *Index) bool {
+	for _, m := range idx.SigMatches {
+		if !m.AfterShutdown && m.Sig.Outcome == OutcomeCrashed {
+			return true
+		}
+	}
+	return false
 }

@@ -97,9 +97,7 @@ func (idx *Index) latest() {
 	for _, a := range idx.Facts.Runs {
 		consider(a.End, a.Src)
 	}
-	if !idx.Latest.IsZero() {
-		return
-	}
+	// A log written after the last snapshot is the latest evidence too.
 	for _, l := range idx.Facts.Logs {
 		consider(l.LastTime, l.LastSrc)
 	}

@@ -26,6 +26,27 @@ func (idx *Index) ProcSnapshots() []*facts.ProcSnapshot {
 	return out
 }
 
+// Rounds returns one process snapshot per capture time: a collector takes
+// ps aux, ps auxf and ps -eo in the same second, and comparing those with
+// each other would show no change. The richest file of each round stands
+// for it.
+func (idx *Index) Rounds() []*facts.ProcSnapshot {
+	var out []*facts.ProcSnapshot
+	for _, s := range idx.ProcSnapshots() {
+		if s.At.IsZero() {
+			continue
+		}
+		if n := len(out); n > 0 && s.At.Sub(out[n-1].At) < 5*time.Second {
+			if snapshotRichness(s) > snapshotRichness(out[n-1]) {
+				out[n-1] = s
+			}
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
 // LatestProcs returns the latest process snapshot, preferring one with ppids
 // when two were taken at the same time (ps -eo over ps aux), or nil.
 func (idx *Index) LatestProcs() *facts.ProcSnapshot {

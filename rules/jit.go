@@ -54,6 +54,9 @@ type compileTree struct {
 
 func compilersOf(s *facts.ProcSnapshot) compileTree {
 	t := compileTree{snap: s}
+	if s == nil {
+		return t
+	}
 	for _, p := range s.Procs {
 		if !p.Role.IsCompile() || p.Defunct {
 			continue
@@ -144,7 +147,7 @@ func runJIT(p *Pass) {
 	}
 
 	// Compilers alive under the server.
-	snaps := idx.ProcSnapshots()
+	snaps := idx.Rounds()
 	var trees []compileTree
 	for _, s := range snaps {
 		if t := compilersOf(s); len(t.compilers) > 0 {
@@ -153,9 +156,9 @@ func runJIT(p *Pass) {
 	}
 	latest := st.PS
 	var cur *compileTree
-	for i := range trees {
-		if trees[i].snap == latest {
-			cur = &trees[i]
+	if latest != nil {
+		if t := compilersOf(latest); len(t.compilers) > 0 {
+			cur = &t
 		}
 	}
 	openJIT := openJITEvents(idx)

@@ -112,7 +112,7 @@ func processAge(p *facts.Process, s *facts.ProcSnapshot) time.Duration {
 // before s, or nil.
 func previousSnapshot(idx *Index, s *facts.ProcSnapshot) *facts.ProcSnapshot {
 	var out *facts.ProcSnapshot
-	for _, o := range idx.ProcSnapshots() {
+	for _, o := range idx.Rounds() {
 		if o == s || o.At.IsZero() || s.At.IsZero() {
 			continue
 		}

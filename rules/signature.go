@@ -56,8 +56,8 @@ func runSignatures(p *Pass) {
 		if sig.Fixed != "" {
 			msg += " Fixed in: " + sig.Fixed + "."
 		}
-		var phase Phase
-		if first.Log != nil && first.Event != nil {
+		phase := sig.Phase
+		if phase == "" && first.Log != nil && first.Event != nil {
 			phase = p.Index.PhaseAt(first.Log, first.Event.Proc, first.Src.Line)
 		}
 		p.Report(Finding{

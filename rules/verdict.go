@@ -119,9 +119,12 @@ func summarize(v Verdict) string {
 			fmt.Fprintf(&b, "; last phase seen: %s", phaseWords(v.Phase))
 		}
 	}
-	if len(v.Causes) > 0 {
+	switch {
+	case len(v.Causes) > 0 && v.Outcome == OutcomeReady:
+		fmt.Fprintf(&b, "; worth a look: %s (%s)", v.Causes[0].Title, v.Causes[0].Category)
+	case len(v.Causes) > 0:
 		fmt.Fprintf(&b, "; most likely %s (%s)", v.Causes[0].Title, v.Causes[0].Category)
-	} else if v.Outcome != OutcomeReady && v.Outcome != OutcomeInProgress {
+	case v.Outcome != OutcomeReady && v.Outcome != OutcomeInProgress:
 		b.WriteString("; no cause could be named from this evidence")
 	}
 	b.WriteString(".")
