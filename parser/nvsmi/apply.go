@@ -111,22 +111,22 @@ func (b *gpuB) apply(r *rep, line int, sp spec, label []byte, v []byte) {
 	}
 	switch sp.f {
 	case fName:
-		if s := str(v); s != "" {
+		if s := r.str(v); s != "" {
 			g.Name = s
 		}
 	case fArch:
-		if s := str(v); s != "" {
+		if s := r.str(v); s != "" {
 			g.Arch = s
 		}
 	case fUUID:
-		if s := str(v); s != "" {
+		if s := r.str(v); s != "" {
 			g.UUID = s
 		}
 	case fBusID:
 		if special(v) != valOK {
 			return
 		}
-		if id := NormalizeBusID(string(v)); id != "" {
+		if id := r.bus(v); id != "" {
 			g.BusID = id
 		} else {
 			r.at(line, facts.IssueMalformed, "%s: %q is not a PCI bus id", label, v)
@@ -146,7 +146,7 @@ func (b *gpuB) apply(r *rep, line int, sp spec, label []byte, v []byte) {
 		}
 		v = bytes.TrimSpace(v)
 		if isCC(v) {
-			g.CC, g.CCFrom = string(v), "dump"
+			g.CC, g.CCFrom = r.intern(v), "dump"
 		} else {
 			r.at(line, facts.IssueMalformed, "%s: %q is not a compute capability", label, v)
 		}
@@ -163,7 +163,7 @@ func (b *gpuB) apply(r *rep, line int, sp spec, label []byte, v []byte) {
 			g.MIG = yes(v)
 		}
 	case fComputeMode:
-		if s := str(v); s != "" {
+		if s := r.str(v); s != "" {
 			g.ComputeMode = computeMode(s)
 		}
 	case fReset:
@@ -171,7 +171,7 @@ func (b *gpuB) apply(r *rep, line int, sp spec, label []byte, v []byte) {
 	case fDrain:
 		b.flag(r, line, label, v, &g.DrainRecommended)
 	case fRecovery:
-		s := strings.TrimSpace(string(unbracket(v)))
+		s := r.intern(bytes.TrimSpace(unbracket(v)))
 		if st := special(v); st == valReadErr {
 			b.readErr(r, line, label, v)
 			return
@@ -198,7 +198,7 @@ func (b *gpuB) apply(r *rep, line int, sp spec, label []byte, v []byte) {
 	case fReplays:
 		b.num(r, line, label, v, &g.PCIeReplays)
 	case fPState:
-		if s := str(v); s != "" {
+		if s := r.str(v); s != "" {
 			g.PState = s
 		}
 	case fReason:
@@ -293,11 +293,11 @@ func (b *gpuB) apply(r *rep, line int, sp spec, label []byte, v []byte) {
 	case fSMClockMax:
 		b.num(r, line, label, v, &g.SMClockMaxMHz)
 	case fFabricState:
-		if s := str(v); s != "" {
+		if s := r.str(v); s != "" {
 			g.FabricState = s
 		}
 	case fFabricStatus:
-		if s := str(v); s != "" {
+		if s := r.str(v); s != "" {
 			g.FabricStatus = s
 		}
 	}
@@ -355,8 +355,8 @@ func (b *gpuB) reason(name string) {
 }
 
 // finish derives what the dump did not print.
-func (b *gpuB) finish() *facts.GPU {
-	finishGPU(b.g)
+func (b *gpuB) finish(r *rep) *facts.GPU {
+	r.finishGPU(b.g)
 	return b.g
 }
 
@@ -366,12 +366,18 @@ func finishGPU(g *facts.GPU) {
 	if g.CC != "" && g.Arch != "" {
 		return
 	}
-	if arch, cc, ok := Capability(g.Name); ok {
+	var c capResult
+	c.arch, c.cc, c.ok = Capability(g.Name)
+	applyCapability(g, c)
+}
+
+func applyCapability(g *facts.GPU, c capResult) {
+	if c.ok {
 		if g.Arch == "" {
-			g.Arch = arch
+			g.Arch = c.arch
 		}
 		if g.CC == "" {
-			g.CC, g.CCFrom = cc, "name"
+			g.CC, g.CCFrom = c.cc, "name"
 		}
 		return
 	}

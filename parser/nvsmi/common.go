@@ -16,34 +16,97 @@ import (
 const MaxSnapshots = 512
 
 // thinner keeps a bounded, evenly spaced selection of snapshots.
+//
+// The samples it drops are handed out again by get, with their GPU and
+// process records, so that a long capture costs no allocation per sample.
 type thinner struct {
 	kept   []*facts.GPUSnapshot
 	last   *facts.GPUSnapshot // the latest sample when it was not kept
 	stride int
 	seen   int
+	free   []*facts.GPUSnapshot
 }
 
 func (t *thinner) add(s *facts.GPUSnapshot) {
 	if t.stride == 0 {
 		t.stride = 1
 	}
+	if t.last != nil {
+		// Superseded by s, kept or not.
+		t.recycle(t.last)
+		t.last = nil
+	}
 	if t.seen%t.stride == 0 {
 		t.kept = append(t.kept, s)
-		t.last = nil
 	} else {
 		t.last = s
 	}
 	t.seen++
 	if len(t.kept) > MaxSnapshots {
 		n := 0
-		for i := 0; i < len(t.kept); i += 2 {
-			t.kept[n] = t.kept[i]
-			n++
+		for i := 0; i < len(t.kept); i++ {
+			if i%2 == 0 {
+				t.kept[n] = t.kept[i]
+				n++
+			} else {
+				t.recycle(t.kept[i])
+			}
 		}
 		clear(t.kept[n:])
 		t.kept = t.kept[:n]
 		t.stride *= 2
 	}
+}
+
+func (t *thinner) recycle(s *facts.GPUSnapshot) {
+	if len(t.free) < 4 {
+		t.free = append(t.free, s)
+	}
+}
+
+// get returns an empty snapshot, a dropped one when there is one.
+func (t *thinner) get(src facts.Source, kind facts.Kind) *facts.GPUSnapshot {
+	n := len(t.free)
+	if n == 0 {
+		return &facts.GPUSnapshot{Src: src, Format: kind}
+	}
+	s := t.free[n-1]
+	t.free = t.free[:n-1]
+	gpus, procs := s.GPUs[:0], s.Procs[:0]
+	*s = facts.GPUSnapshot{Src: src, Format: kind, GPUs: gpus, Procs: procs}
+	return s
+}
+
+// nextGPU appends an empty GPU to s, reusing the record a recycled snapshot
+// left in its slice.
+func nextGPU(s *facts.GPUSnapshot, src facts.Source) *facts.GPU {
+	n := len(s.GPUs)
+	if n < cap(s.GPUs) {
+		if g := s.GPUs[:n+1][n]; g != nil {
+			reasons := g.ClockReasons[:0]
+			*g = facts.GPU{Src: src, Index: -1, ClockReasons: reasons}
+			s.GPUs = s.GPUs[:n+1]
+			return g
+		}
+	}
+	g := &facts.GPU{Src: src, Index: -1}
+	s.GPUs = append(s.GPUs, g)
+	return g
+}
+
+// nextProc appends an empty process to s, the same way.
+func nextProc(s *facts.GPUSnapshot, src facts.Source) *facts.GPUProcess {
+	n := len(s.Procs)
+	if n < cap(s.Procs) {
+		if p := s.Procs[:n+1][n]; p != nil {
+			*p = facts.GPUProcess{Src: src, GPU: -1}
+			s.Procs = s.Procs[:n+1]
+			return p
+		}
+	}
+	p := &facts.GPUProcess{Src: src, GPU: -1}
+	s.Procs = append(s.Procs, p)
+	return p
 }
 
 // flush appends the kept snapshots to out.
@@ -61,10 +124,74 @@ const maxIssues = 100
 
 // rep reports parse issues, at most maxIssues one by one and then one
 // summary (done).
+//
+// It also holds the per-file caches that keep the hot loops of long
+// captures from allocating: the same names, states and bus ids come back in
+// every sample.
 type rep struct {
 	in       *textio.Input
 	n        int
 	lastLine int
+	strs     map[string]string
+	caps     map[string]capResult
+}
+
+type capResult struct {
+	arch, cc string
+	ok       bool
+}
+
+const maxCached = 512
+
+// str returns a string value, or "" for N/A and its kin, shared with the
+// earlier equal values.
+func (r *rep) str(v []byte) string {
+	if special(v) != valOK {
+		return ""
+	}
+	return r.intern(bytes.TrimSpace(unbracket(v)))
+}
+
+func (r *rep) intern(b []byte) string {
+	if s, ok := r.strs[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	if r.strs == nil {
+		r.strs = make(map[string]string)
+	}
+	if len(r.strs) < maxCached {
+		r.strs[s] = s
+	}
+	return s
+}
+
+// bus normalizes a bus id, "" when it is none.
+func (r *rep) bus(v []byte) string {
+	var buf [16]byte
+	b, ok := normBusID(buf[:0], v)
+	if !ok {
+		return ""
+	}
+	return r.intern(b)
+}
+
+// finishGPU is finishGPU with the product table lookups cached.
+func (r *rep) finishGPU(g *facts.GPU) {
+	if g.CC != "" && g.Arch != "" {
+		return
+	}
+	c, ok := r.caps[g.Name]
+	if !ok {
+		c.arch, c.cc, c.ok = Capability(g.Name)
+		if r.caps == nil {
+			r.caps = make(map[string]capResult)
+		}
+		if len(r.caps) < maxCached {
+			r.caps[g.Name] = c
+		}
+	}
+	applyCapability(g, c)
 }
 
 func (r *rep) at(line int, kind facts.IssueKind, format string, args ...any) {

@@ -166,13 +166,17 @@ type csvParser struct {
 	haveHead bool
 
 	snap *facts.GPUSnapshot
-	keys map[string]bool // the GPUs or processes of the current snapshot
-	buf  [][]byte
-	pos  []span
+	// The GPUs (by index or id) and processes of the current snapshot.
+	keyIdx  map[int]struct{}
+	keyStr  map[string]struct{}
+	keyProc map[procKey]struct{}
+	buf     [][]byte
+	pos     []span
 }
 
 func parseCSV(in *textio.Input, out *facts.Facts) {
-	p := &csvParser{in: in, r: &rep{in: in}, out: out, nameCol: -1, keys: map[string]bool{}}
+	p := &csvParser{in: in, r: &rep{in: in}, out: out, nameCol: -1,
+		keyIdx: map[int]struct{}{}, keyStr: map[string]struct{}{}, keyProc: map[procKey]struct{}{}}
 	for in.Scan() {
 		p.line(trimRight(in.Bytes()))
 	}
@@ -192,9 +196,12 @@ func (p *csvParser) line(l []byte) {
 	}
 	p.buf, p.pos = splitComma(p.buf[:0], p.pos[:0], l)
 	fields := p.buf
-	if known, total := p.headerScore(fields); known > 0 && known*2 > total {
-		p.header(fields)
-		return
+	// Field names start with a lower-case letter; rows seldom do.
+	if c := fields[0]; len(c) > 0 && 'a' <= c[0] && c[0] <= 'z' {
+		if known, total := p.headerScore(fields); known > 0 && known*2 > total {
+			p.header(fields)
+			return
+		}
 	}
 	if !p.haveHead {
 		p.guess(fields)
@@ -273,7 +280,7 @@ func (p *csvParser) header(fields [][]byte) {
 
 func (p *csvParser) ensureSnap() {
 	if p.snap == nil {
-		p.snap = &facts.GPUSnapshot{Src: p.in.Src(), Format: facts.KindNvidiaSMICSV}
+		p.snap = p.thin.get(p.in.Src(), facts.KindNvidiaSMICSV)
 	}
 }
 
@@ -295,9 +302,50 @@ func (p *csvParser) readTime(i int, v []byte) (time.Time, bool) {
 	return t, ok
 }
 
+type procKey struct {
+	pid int
+	gpu string
+}
+
+// rowKey finds the GPU a row is about: its index, else its bus id or UUID.
+func (p *csvParser) rowKey(fields [][]byte) (int, string) {
+	id := ""
+	for i, v := range fields {
+		switch p.cols[i].f {
+		case fIndex:
+			if n, ok := atoi(v); ok {
+				return n, ""
+			}
+		case fBusID:
+			if b := p.r.bus(v); b != "" {
+				id = b
+			}
+		case fUUID:
+			if id == "" {
+				id = p.r.str(v)
+			}
+		}
+	}
+	return -1, id
+}
+
 func (p *csvParser) gpuRow(fields [][]byte) {
 	line := p.in.Line()
-	b := newGPU(p.in.Src())
+	idx, id := p.rowKey(fields)
+	if p.snap != nil {
+		_, dupIdx := p.keyIdx[idx]
+		_, dupStr := p.keyStr[id]
+		if idx >= 0 && dupIdx || idx < 0 && id != "" && dupStr || len(p.snap.Procs) > 0 {
+			p.finish()
+		}
+	}
+	p.ensureSnap()
+	if idx >= 0 {
+		p.keyIdx[idx] = struct{}{}
+	} else if id != "" {
+		p.keyStr[id] = struct{}{}
+	}
+	b := gpuB{g: nextGPU(p.snap, p.in.Src())}
 	var at time.Time
 	driver := ""
 	for i, v := range fields {
@@ -309,18 +357,10 @@ func (p *csvParser) gpuRow(fields [][]byte) {
 				at = t
 			}
 		case fDriver:
-			driver = str(v)
+			driver = p.r.str(v)
 		default:
 			b.apply(p.r, line, sp, p.labels[i], v)
 		}
-	}
-	key := gpuKey(b.g)
-	if p.snap != nil && (key != "" && p.keys[key] || len(p.snap.Procs) > 0) {
-		p.finish()
-	}
-	p.ensureSnap()
-	if key != "" {
-		p.keys[key] = true
 	}
 	if !at.IsZero() {
 		p.stamp(at)
@@ -328,21 +368,12 @@ func (p *csvParser) gpuRow(fields [][]byte) {
 	if driver != "" {
 		p.snap.Driver = driver
 	}
-	p.snap.GPUs = append(p.snap.GPUs, b.finish())
-}
-
-func gpuKey(g *facts.GPU) string {
-	switch {
-	case g.Index >= 0:
-		return "#" + itoa(g.Index)
-	case g.BusID != "":
-		return g.BusID
-	}
-	return g.UUID
+	b.finish(p.r)
 }
 
 func (p *csvParser) appRow(fields [][]byte) {
-	pr := &facts.GPUProcess{Src: p.in.Src(), GPU: -1}
+	proc := facts.GPUProcess{Src: p.in.Src(), GPU: -1}
+	pr := &proc
 	var at time.Time
 	for i, v := range fields {
 		switch p.cols[i].f {
@@ -357,7 +388,7 @@ func (p *csvParser) appRow(fields [][]byte) {
 				p.r.here(facts.IssueMalformed, "%s: %s is not a process id", p.labels[i], describe(v))
 			}
 		case fProcName:
-			pr.Name = string(bytes.TrimSpace(v))
+			pr.Name = p.r.intern(bytes.TrimSpace(v))
 		case fProcMem:
 			f, st := number(v)
 			switch st {
@@ -368,25 +399,27 @@ func (p *csvParser) appRow(fields [][]byte) {
 			}
 		case fBusID:
 			if special(v) == valOK {
-				if pr.BusID = NormalizeBusID(string(v)); pr.BusID == "" {
+				if pr.BusID = p.r.bus(v); pr.BusID == "" {
 					p.r.here(facts.IssueMalformed, "%s: %s is not a PCI bus id", p.labels[i], describe(v))
 				}
 			}
 		case fUUID:
-			pr.UUID = str(v)
+			pr.UUID = p.r.str(v)
 		}
 	}
-	key := itoa(pr.PID) + "@" + pr.BusID + pr.UUID
-	if p.snap != nil && (p.keys[key] || len(p.snap.GPUs) > 0) {
-		p.finish()
+	key := procKey{pr.PID, pr.BusID + pr.UUID}
+	if p.snap != nil {
+		if _, dup := p.keyProc[key]; dup || len(p.snap.GPUs) > 0 {
+			p.finish()
+		}
 	}
 	p.ensureSnap()
 	p.snap.ProcsListed = true
-	p.keys[key] = true
+	p.keyProc[key] = struct{}{}
 	if !at.IsZero() {
 		p.stamp(at)
 	}
-	p.snap.Procs = append(p.snap.Procs, pr)
+	*nextProc(p.snap, proc.Src) = proc
 }
 
 func (p *csvParser) finish() {
@@ -395,7 +428,9 @@ func (p *csvParser) finish() {
 	}
 	p.thin.add(p.snap)
 	p.snap = nil
-	clear(p.keys)
+	clear(p.keyIdx)
+	clear(p.keyStr)
+	clear(p.keyProc)
 }
 
 // splitComma splits a CSV line on commas, and says where each cell is;

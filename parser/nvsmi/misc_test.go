@@ -2,6 +2,7 @@ package nvsmi
 
 import (
 	"testing"
+	"time"
 
 	"github.com/coroner-dev/coroner/parser/facts"
 	"github.com/stretchr/testify/assert"
@@ -153,5 +154,29 @@ func TestSniff(t *testing.T) {
 		assert.Equal(t, tc.kind, kind, "%s %q", tc.name, tc.head)
 		assert.GreaterOrEqual(t, score, tc.min, "%s %q", tc.name, tc.head)
 		assert.LessOrEqual(t, score, tc.max, "%s %q", tc.name, tc.head)
+	}
+}
+
+func TestParseCSVTime(t *testing.T) {
+	tests := []struct {
+		in   string
+		want time.Time
+		ok   bool
+	}{
+		{"2026/11/30 04:24:38.750", time.Date(2026, 11, 30, 4, 24, 38, 750e6, time.UTC), true},
+		{" 2025/11/24 14:08:55.751 ", time.Date(2025, 11, 24, 14, 8, 55, 751e6, time.UTC), true},
+		{"2024/02/29 23:59:59", time.Date(2024, 2, 29, 23, 59, 59, 0, time.UTC), true},
+		{"2023/02/29 00:00:00.000", time.Time{}, false},
+		{"2026/13/01 00:00:00.000", time.Time{}, false},
+		{"2026/11/30 24:00:00.000", time.Time{}, false},
+		{"2026/11/30 04:24:38.", time.Time{}, false},
+		{"2026/11/30 04:24:38,750", time.Time{}, false},
+		{"2026-11-30 04:24:38.750", time.Time{}, false},
+		{"[N/A]", time.Time{}, false},
+	}
+	for _, tc := range tests {
+		got, ok := parseCSVTime([]byte(tc.in))
+		assert.Equal(t, tc.ok, ok, tc.in)
+		assert.Equal(t, tc.want, got, tc.in)
 	}
 }

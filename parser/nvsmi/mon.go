@@ -151,7 +151,7 @@ func (p *monParser) header(t []byte) {
 
 func (p *monParser) ensureSnap() {
 	if p.snap == nil {
-		p.snap = &facts.GPUSnapshot{Src: p.in.Src(), Format: p.kind}
+		p.snap = p.thin.get(p.in.Src(), p.kind)
 		p.lastGPU = -1
 		if p.kind == facts.KindNvidiaSMIPmon {
 			p.snap.ProcsListed = true
@@ -207,47 +207,46 @@ func (p *monParser) row(f [][]byte) {
 		if pid == 0 {
 			return // an idle GPU: "-" for the pid
 		}
-		pr := &facts.GPUProcess{Src: src, GPU: gpu, PID: pid}
+		pr := nextProc(p.snap, src)
+		pr.GPU, pr.PID = gpu, pid
 		for i, v := range f {
 			switch p.cols[i] {
 			case mType:
-				pr.Type = str(v)
+				pr.Type = p.r.str(v)
 			case mCommand:
-				pr.Name = str(v)
+				pr.Name = p.r.str(v)
 			case mSM:
 				p.val(line, i, v, &pr.SMUtil)
 			case mFB:
 				p.val(line, i, v, &pr.MemMiB)
 			}
 		}
-		p.snap.Procs = append(p.snap.Procs, pr)
 		return
 	}
-	b := newGPU(src)
-	b.g.Index = gpu
+	g := nextGPU(p.snap, src)
+	g.Index = gpu
 	for i, v := range f {
 		var dst *facts.Val
 		switch p.cols[i] {
 		case mPower:
-			dst = &b.g.PowerW
+			dst = &g.PowerW
 		case mTemp:
-			dst = &b.g.TempC
+			dst = &g.TempC
 		case mSM:
-			dst = &b.g.UtilGPU
+			dst = &g.UtilGPU
 		case mMem:
-			dst = &b.g.UtilMem
+			dst = &g.UtilMem
 		case mMemClock:
-			dst = &b.g.MemClockMHz
+			dst = &g.MemClockMHz
 		case mSMClock:
-			dst = &b.g.SMClockMHz
+			dst = &g.SMClockMHz
 		case mFB:
-			dst = &b.g.MemUsedMiB
+			dst = &g.MemUsedMiB
 		default:
 			continue
 		}
 		p.val(line, i, v, dst)
 	}
-	p.snap.GPUs = append(p.snap.GPUs, b.g)
 }
 
 func (p *monParser) val(line, col int, v []byte, dst *facts.Val) {

@@ -287,10 +287,10 @@ func (p *qParser) top(key, val []byte, hasVal bool) {
 		}
 	case "driver version":
 		p.ensureSnap()
-		p.snap.Driver = str(val)
+		p.snap.Driver = p.r.str(val)
 	case "cuda version":
 		p.ensureSnap()
-		p.snap.CUDA = str(val)
+		p.snap.CUDA = p.r.str(val)
 	case "attached gpus":
 		p.ensureSnap()
 		if n, ok := atoi(val); ok {
@@ -361,7 +361,7 @@ func (p *qParser) process(val []byte, hasVal bool) {
 	case !hasVal:
 	case bytes.HasSuffix(rel, []byte("type")):
 		if p.proc != nil {
-			p.proc.Type = str(val)
+			p.proc.Type = p.r.str(val)
 		}
 	case bytes.HasSuffix(rel, []byte("name")):
 		if p.proc != nil {
@@ -448,7 +448,7 @@ func (p *qParser) finishDump() {
 		}
 	}
 	for _, g := range s.GPUs {
-		finishGPU(g)
+		p.r.finishGPU(g)
 	}
 	s.Procs = p.procs
 	s.ProcsListed = p.anyProcs

@@ -217,7 +217,7 @@ func (p *tableParser) gpuRow1(a []byte, af []span, bf [][]byte, c []byte) {
 	if nameEnd > 1 {
 		g.Name = string(a[af[1].s:af[nameEnd-1].e])
 	}
-	g.BusID = NormalizeBusID(string(bf[0]))
+	g.BusID = p.r.bus(bf[0])
 	ecc := bytes.TrimSpace(c)
 	if f, st := number(ecc); st == valOK {
 		g.ECCVolatileUncorr = facts.V(f)
@@ -235,7 +235,7 @@ func (p *tableParser) gpuRow2(a, b, c []byte) {
 			g.readErr(p.r, line, []byte("fan"), af[0])
 		}
 		g.num(p.r, line, []byte("temp"), af[1], &g.g.TempC)
-		if s := str(af[2]); s != "" {
+		if s := p.r.str(af[2]); s != "" {
 			g.g.PState = s
 		}
 		g.num(p.r, line, []byte("power usage"), af[3], &g.g.PowerW)
@@ -270,7 +270,7 @@ func (p *tableParser) finishGPU() {
 		return
 	}
 	p.ensureSnap()
-	p.snap.GPUs = append(p.snap.GPUs, p.gpu.finish())
+	p.snap.GPUs = append(p.snap.GPUs, p.gpu.finish(p.r))
 	p.gpu = nil
 	p.row = 0
 }

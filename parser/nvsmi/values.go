@@ -31,6 +31,9 @@ func unbracket(v []byte) []byte {
 // special classifies the words nvidia-smi prints instead of a value
 // (research §0.2). It returns valOK when v is none of them.
 func special(v []byte) valueState {
+	if len(v) > 0 && '0' <= v[0] && v[0] <= '9' {
+		return valOK // the common case: a number, already trimmed
+	}
 	v = unbracket(v)
 	if len(v) == 0 {
 		return valAbsent
@@ -75,10 +78,12 @@ var pow10 = [...]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1
 // it: "136025 MiB", "100 %", "100.00%", "627.40 W", "16x", "37C", "-8 C",
 // "3072 bank(s)", "0 us". Hex ("0x1F") is read as an integer.
 func number(v []byte) (float64, valueState) {
-	if st := special(v); st != valOK {
-		return 0, st
+	if len(v) == 0 || v[0] < '0' || v[0] > '9' {
+		if st := special(v); st != valOK {
+			return 0, st
+		}
+		v = unbracket(v)
 	}
-	v = unbracket(v)
 	if len(v) > 2 && v[0] == '0' && (v[1] == 'x' || v[1] == 'X') {
 		n, ok := parseHex(v[2:])
 		if !ok {
@@ -224,17 +229,54 @@ func isCtime(v []byte) bool {
 	return ok
 }
 
-// parseCSVTime reads the CSV timestamp "2026/11/30 04:24:38.750".
+// parseCSVTime reads the CSV timestamp "2026/11/30 04:24:38.750". It is
+// read by hand: a looping query prints one per row.
 func parseCSVTime(v []byte) (time.Time, bool) {
 	v = bytes.TrimSpace(v)
-	if len(v) < 19 || len(v) > 32 || v[4] != '/' || v[7] != '/' {
+	if len(v) < 19 || len(v) > 29 || v[4] != '/' || v[7] != '/' || v[10] != ' ' || v[13] != ':' || v[16] != ':' {
 		return time.Time{}, false
 	}
-	t, err := time.Parse("2006/01/02 15:04:05.999999999", string(v))
-	if err != nil {
+	year, ok1 := digits(v[0:4])
+	month, ok2 := digits(v[5:7])
+	day, ok3 := digits(v[8:10])
+	hour, ok4 := digits(v[11:13])
+	minute, ok5 := digits(v[14:16])
+	sec, ok6 := digits(v[17:19])
+	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6) || month < 1 || month > 12 || day < 1 ||
+		day > daysIn(time.Month(month), year) || hour > 23 || minute > 59 || sec > 59 {
 		return time.Time{}, false
 	}
-	return t, true
+	nsec := 0
+	if len(v) > 19 {
+		frac := v[20:]
+		if v[19] != '.' || len(frac) == 0 {
+			return time.Time{}, false
+		}
+		n, ok := digits(frac)
+		if !ok {
+			return time.Time{}, false
+		}
+		for i := len(frac); i < 9; i++ {
+			n *= 10
+		}
+		nsec = n
+	}
+	return time.Date(year, time.Month(month), day, hour, minute, sec, nsec, time.UTC), true
+}
+
+func digits(b []byte) (int, bool) {
+	n := 0
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, len(b) > 0
+}
+
+func daysIn(m time.Month, year int) int {
+	return time.Date(year, m+1, 0, 0, 0, 0, 0, time.UTC).Day()
 }
 
 // clock records that the source's times lack a zone, and the latest one.

@@ -260,9 +260,9 @@ func (p *xmlParser) end(t xml.EndElement) {
 				p.r.at(p.line(), facts.IssueMalformed, "<timestamp> %s is not a ctime date", describe(v))
 			}
 		case "driver_version":
-			p.snap.Driver = str(v)
+			p.snap.Driver = p.r.str(v)
 		case "cuda_version":
-			p.snap.CUDA = str(v)
+			p.snap.CUDA = p.r.str(v)
 		case "attached_gpus":
 			if n, ok := atoi(v); ok {
 				p.attached = n
@@ -307,7 +307,7 @@ func (p *xmlParser) procField(v []byte) {
 			p.r.at(p.line(), facts.IssueMalformed, "<pid> %s is not a number", describe(v))
 		}
 	case "processes/process_info/type":
-		p.proc.Type = str(v)
+		p.proc.Type = p.r.str(v)
 	case "processes/process_info/process_name":
 		p.proc.Name = string(v)
 	case "processes/process_info/used_memory":
@@ -329,7 +329,7 @@ func (p *xmlParser) finishGPU() {
 	for _, pr := range p.procs {
 		pr.UUID = p.gpu.g.UUID
 	}
-	p.snap.GPUs = append(p.snap.GPUs, p.gpu.finish())
+	p.snap.GPUs = append(p.snap.GPUs, p.gpu.finish(p.r))
 	p.snap.Procs = append(p.snap.Procs, p.procs...)
 	p.procs = nil
 	p.gpu = nil
@@ -369,6 +369,8 @@ func (p *xmlParser) fail(err error) {
 	if errors.As(err, &se) {
 		line, msg = se.Line, se.Msg
 	}
+	// At the end of input the decoder counts the line after the last one.
+	line = max(1, min(line, p.in.Line()))
 	truncated := errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || strings.Contains(msg, "unexpected EOF")
 	if inDoc {
 		if p.gpu != nil {
@@ -381,8 +383,8 @@ func (p *xmlParser) fail(err error) {
 		p.finishDump()
 	}
 	if truncated {
-		p.r.at(max(line, 1), facts.IssueIncomplete, "nvidia-smi XML dump ends before </nvidia_smi_log>")
+		p.r.at(line, facts.IssueIncomplete, "nvidia-smi XML dump ends before </nvidia_smi_log>")
 		return
 	}
-	p.r.at(max(line, 1), facts.IssueMalformed, "XML syntax error: %s", msg)
+	p.r.at(line, facts.IssueMalformed, "XML syntax error: %s", msg)
 }

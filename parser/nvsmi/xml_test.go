@@ -157,7 +157,7 @@ func TestXMLTruncated(t *testing.T) {
 	assert.Len(t, s.Procs, 1)
 	require.Len(t, p.issues, 1)
 	assert.Equal(t, facts.IssueIncomplete, p.issues[0].Kind)
-	assert.Equal(t, 177, p.issues[0].Src.Line)
+	assert.Equal(t, 176, p.issues[0].Src.Line, "the last line")
 }
 
 func TestXMLBadInput(t *testing.T) {
