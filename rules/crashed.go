@@ -137,7 +137,11 @@ func runCrashed(p *Pass) {
 				ev = append(ev, Evidence{Src: e.Src, Text: e.Proc.Key() + ": " + trimText(failureText(e), 200)})
 			}
 		}
-		msg := fmt.Sprintf("Crashed in %s: %s raised %s (%s).", phase, who, trimText(failureText(root), 300), root.Src)
+		verb := "raised"
+		if root.Traceback == nil {
+			verb = "reported"
+		}
+		msg := fmt.Sprintf("Crashed in %s: %s %s %s (%s).", phase, who, verb, trimText(failureText(root), 300), root.Src)
 		if others > 0 {
 			msg += fmt.Sprintf(" %d more failure line(s) followed: the cascade of that first error.", others)
 		}

@@ -44,6 +44,11 @@ func runIncomplete(p *Pass) {
 	if st.Silence > 0 && st.PS != nil {
 		return // later evidence exists: stall, crashed and alive-not-ready decide
 	}
+	for _, m := range idx.SigMatches {
+		if !m.AfterShutdown && m.Sig.Outcome != "" {
+			return // a known signature already says what happened
+		}
+	}
 	phase := idx.RunPhase()
 	if phase == "" || phase == PhaseServing || phase == PhaseShutdown {
 		return

@@ -60,10 +60,13 @@ func (idx *Index) deriveState() {
 	for _, l := range idx.Facts.Logs {
 		shutdown := 0
 		for _, e := range l.Events {
-			if e.Type == facts.EventShutdown && st.Shutdown == nil {
+			if !isStopRequest(e) {
+				continue
+			}
+			if st.Shutdown == nil {
 				st.Shutdown = e
 			}
-			if e.Type == facts.EventShutdown && shutdown == 0 {
+			if shutdown == 0 {
 				shutdown = e.Src.Line
 			}
 		}
@@ -102,3 +105,18 @@ func (idx *Index) deriveState() {
 
 // Failed reports whether the run shows a failure that is not shutdown noise.
 func (st *State) Failed() bool { return len(st.Failures) > 0 }
+
+// isStopRequest reports a line that says the server was told to stop: a
+// shutdown line, or SIGTERM/SIGINT/SIGHUP received (SIGQUIT is how SGLang's
+// children report a failure, so it is not one).
+func isStopRequest(e *facts.LogEvent) bool {
+	switch e.Type {
+	case facts.EventShutdown:
+		return true
+	case facts.EventSignal:
+		sig := e.Str("signal")
+		return strings.Contains(sig, "TERM") || strings.Contains(sig, "INT") || strings.Contains(sig, "HUP") ||
+			sig == "15" || sig == "2" || sig == "1"
+	}
+	return false
+}

@@ -132,6 +132,11 @@ func procTimelines(f *facts.Facts) []*ProcTimeline {
 			if !ok || e.Time.IsZero() {
 				continue
 			}
+			// vLLM's "Initial profiling/warmup run" is the memory profiling
+			// that sizes the KV cache, not the warmup of a started server.
+			if e.Type == facts.EventWarmup && strings.Contains(e.Msg, "profiling") {
+				ph = PhaseKVCache
+			}
 			pt := get(e.Proc)
 			pt.advance(ph, e)
 		}

@@ -122,6 +122,8 @@ func summarize(v Verdict) string {
 	switch {
 	case len(v.Causes) > 0 && v.Outcome == OutcomeReady:
 		fmt.Fprintf(&b, "; worth a look: %s (%s)", v.Causes[0].Title, v.Causes[0].Category)
+	case len(v.Causes) > 0 && v.Causes[0].Confidence < 0.5:
+		fmt.Fprintf(&b, "; a possible cause: %s (%s)", v.Causes[0].Title, v.Causes[0].Category)
 	case len(v.Causes) > 0:
 		fmt.Fprintf(&b, "; most likely %s (%s)", v.Causes[0].Title, v.Causes[0].Category)
 	case v.Outcome != OutcomeReady && v.Outcome != OutcomeInProgress:
