@@ -118,6 +118,11 @@ type GPU struct {
 	// (Completed/Success when healthy on HGX; In Progress, Not Started ...).
 	FabricState  string `json:"fabric_state,omitempty"`
 	FabricStatus string `json:"fabric_status,omitempty"`
+	// RetiredPagesDBE is the count of pages retired for double-bit ECC
+	// errors (pre-Ampere); RemappedRowsUncorr the rows remapped for
+	// uncorrectable errors (A100 and later, HBM parts).
+	RetiredPagesDBE    Val `json:"retired_pages_dbe"`
+	RemappedRowsUncorr Val `json:"remapped_rows_uncorrectable"`
 	// ReadErrors names the fields nvidia-smi printed as ERR!, Unknown Error or
 	// GPU is lost for this GPU ("fan", "temperature/gpu current temp" ...).
 	ReadErrors []string `json:"read_errors,omitempty"`

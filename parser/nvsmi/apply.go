@@ -45,6 +45,8 @@ const (
 	fECCAggTotal
 	fRetiredPending
 	fRemapPending
+	fRetiredDBE
+	fRemapUncorr
 	fRemapFailure
 	fTemp
 	fPowerDraw // "Power Draw", "Average Power Draw": the same reading in two eras
@@ -264,6 +266,10 @@ func (b *gpuB) apply(r *rep, line int, sp spec, label []byte, v []byte) {
 		b.flag(r, line, label, v, &g.RetiredPagesPending)
 	case fRemapPending:
 		b.flag(r, line, label, v, &g.RemapPending)
+	case fRetiredDBE:
+		b.num(r, line, label, v, &g.RetiredPagesDBE)
+	case fRemapUncorr:
+		b.num(r, line, label, v, &g.RemappedRowsUncorr)
 	case fRemapFailure:
 		b.flag(r, line, label, v, &g.RemapFailure)
 	case fTemp:

@@ -83,7 +83,7 @@ func Sniff(name string, head []byte) (facts.Kind, int) {
 	}
 	first := lines[0]
 
-	if bytes.Contains(head, []byte("<nvidia_smi_log")) {
+	if bytes.Contains(head, []byte("<nvidia_smi_log")) || bytes.Contains(head, []byte("DOCTYPE nvidia_smi_log")) {
 		if bytes.HasPrefix(first, []byte("<?xml")) || bytes.HasPrefix(first, []byte("<!DOCTYPE")) || bytes.HasPrefix(first, []byte("<nvidia_smi_log")) {
 			return facts.KindNvidiaSMIXML, 95
 		}

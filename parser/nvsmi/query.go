@@ -38,6 +38,8 @@ var qFields = map[string]spec{
 	"retired pages/pending page blacklist":         {f: fRetiredPending},
 	"retired pages/pending page retirement":        {f: fRetiredPending},
 	"retired pages/pending":                        {f: fRetiredPending},
+	"retired pages/double bit ecc":                 {f: fRetiredDBE},
+	"remapped rows/uncorrectable error":            {f: fRemapUncorr},
 	"remapped rows/pending":                        {f: fRemapPending},
 	"remapped rows/remapping failure occurred":     {f: fRemapFailure},
 	"temperature/gpu current temp":                 {f: fTemp},

@@ -334,3 +334,20 @@ func TestQueryBadInput(t *testing.T) {
 		})
 	}
 }
+
+func TestRetiredAndRemapped(t *testing.T) {
+	v100 := sniffParse(t, "testdata/q-r418-v100-ecc.txt").out.GPUs[0].GPUs[0]
+	assert.Equal(t, facts.V(1), v100.RetiredPagesDBE)
+	assert.False(t, v100.RemappedRowsUncorr.OK, "Volta has no row remapping")
+	h100 := sniffParse(t, "testdata/q-r535-h100.txt").out.GPUs[0].GPUs[0]
+	assert.False(t, h100.RetiredPagesDBE.OK, "N/A on Hopper")
+	assert.Equal(t, facts.V(0), h100.RemappedRowsUncorr)
+	x := sniffParse(t, corpus+"h200-x2/oom/t20/nvidia-smi-q.xml").out.GPUs[0].GPUs[1]
+	assert.Equal(t, facts.V(0), x.RemappedRowsUncorr)
+	assert.False(t, x.RetiredPagesDBE.OK)
+	p := parseString("r.csv", "index, retired_pages.dbe, remapped_rows.uncorrectable, remapped_rows.failure\n0, [N/A], 3, Yes\n", facts.KindNvidiaSMICSV)
+	g := p.out.GPUs[0].GPUs[0]
+	assert.Equal(t, facts.V(3), g.RemappedRowsUncorr)
+	assert.True(t, g.RemapFailure)
+	assert.False(t, g.RetiredPagesDBE.OK)
+}

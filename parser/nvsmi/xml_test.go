@@ -235,3 +235,25 @@ func TestXMLBadInput(t *testing.T) {
 		})
 	}
 }
+
+// TestXMLEmbeddedDTD reads `nvidia-smi -q -x --dtd`, whose DOCTYPE holds the
+// whole DTD, pushing the root past the bytes kind detection sees.
+func TestXMLEmbeddedDTD(t *testing.T) {
+	v11, err := os.ReadFile("testdata/xml-v11-r515-a10g.xml")
+	require.NoError(t, err)
+	var dtd strings.Builder
+	for i := 0; i < 300; i++ {
+		dtd.WriteString("<!ELEMENT element_" + itoa(i) + " (#PCDATA)>\n")
+	}
+	text := strings.Replace(string(v11), `<!DOCTYPE nvidia_smi_log SYSTEM "nvsmi_device_v11.dtd">`,
+		"<!DOCTYPE nvidia_smi_log [\n<!ELEMENT nvidia_smi_log (timestamp, driver_version, gpu*)>\n<!ATTLIST gpu id CDATA #REQUIRED>\n"+dtd.String()+"]>", 1)
+	kind, score := Sniff("smi.xml", []byte(text[:8<<10]))
+	assert.Equal(t, facts.KindNvidiaSMIXML, kind)
+	assert.GreaterOrEqual(t, score, 90)
+	p := parseString("smi.xml", text, facts.KindNvidiaSMIXML)
+	assert.Empty(t, p.issues)
+	require.Len(t, p.out.GPUs, 1)
+	assert.Equal(t, "NVIDIA A10G", p.out.GPUs[0].GPUs[0].Name)
+	// <gpu> is line 8 of the file; the DOCTYPE line became 304 lines.
+	assert.Equal(t, 8+303, p.out.GPUs[0].GPUs[0].Src.Line, "lines count through the DTD")
+}
