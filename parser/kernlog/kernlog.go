@@ -154,6 +154,13 @@ func Parse(in *textio.Input, _ facts.Kind, out *facts.Facts) {
 }
 
 func (p *parser) line(line []byte) {
+	if bytes.HasPrefix(line, []byte("dmesg: ")) {
+		// "dmesg: read kernel buffer failed: Operation not permitted": the
+		// capture itself failed (kernel.dmesg_restrict, no root).
+		p.prefixed++
+		p.in.Issuef(facts.IssueUnreadable, "%s (capture dmesg as root, or journalctl -k)", p.text(line))
+		return
+	}
 	st, msg := splitPrefix(line)
 	if st.hadKey {
 		p.prefixed++

@@ -216,6 +216,7 @@ func TestParseBadInput(t *testing.T) {
 				"[  5.000100] oom-kill:constraint=CONSTRAINT_MEMCG,nodemask=(null),cpuset=c1,mems_allowed=0,oom_memcg=/c1,task_memcg=/c1,task=python3,pid=77,uid=0\n",
 			1, facts.IssueIncomplete, 2},
 		{"not a kernel log", "hello\nworld\n", 0, facts.IssueUnrecognized, 1},
+		{"dmesg refused", "dmesg: read kernel buffer failed: Operation not permitted\n", 0, facts.IssueUnreadable, 1},
 		{"sxid without code", "[  1.000000] nvidia-nvswitch0: SXid (PCI:zz): x\n", 0, facts.IssueMalformed, 1},
 	}
 	for _, tc := range cases {
