@@ -204,6 +204,7 @@ func (p *cmdParser) command(ws []word, depth int) int {
 	case prog == "docker" || prog == "podman" || prog == "nvidia-docker":
 		return p.docker(c, ws, i, local, depth)
 	case (prog == "bash" || prog == "sh") && i+2 < len(ws) && ws[i+1].s == "-c" && depth < 3:
+		p.recordLocal(local)
 		n := 0
 		for _, sub := range splitWords(ws[i+2].s, ws[i+2].line) {
 			n += p.commandWith(sub, local, depth+1)
@@ -529,20 +530,10 @@ func (p *cmdParser) emit(c *facts.Cmdline, ws []word, engine facts.Engine, args 
 	for k, v := range p.env {
 		env[k] = Redact(k, v.v)
 	}
-	names := make([]string, 0, len(local))
-	for k := range local {
-		names = append(names, k)
+	for k, v := range local {
+		env[k] = Redact(k, p.expand(v.v))
 	}
-	sort.Slice(names, func(a, b int) bool {
-		la, lb := local[names[a]].line, local[names[b]].line
-		return la < lb || la == lb && names[a] < names[b]
-	})
-	for _, k := range names {
-		v := p.expand(local[k].v)
-		env[k] = Redact(k, v)
-		p.out.Env = append(p.out.Env, &facts.EnvVar{Src: facts.Source{File: p.in.Path, Line: local[k].line}, Name: k,
-			Value: Redact(k, v), From: "cmdline"})
-	}
+	p.recordLocal(local)
 	if len(env) > 0 {
 		c.Env = env
 	}
@@ -558,6 +549,24 @@ func (p *cmdParser) emit(c *facts.Cmdline, ws []word, engine facts.Engine, args 
 			Key: f.key, Value: v, From: "cmdline"})
 	}
 	p.out.Cmds = append(p.out.Cmds, c)
+}
+
+// recordLocal records a command's own assignments (VAR=x cmd, env VAR=x,
+// docker -e) as environment facts, in the order they were written.
+func (p *cmdParser) recordLocal(local map[string]envVal) {
+	names := make([]string, 0, len(local))
+	for k := range local {
+		names = append(names, k)
+	}
+	sort.Slice(names, func(a, b int) bool {
+		la, lb := local[names[a]].line, local[names[b]].line
+		return la < lb || la == lb && names[a] < names[b]
+	})
+	for _, k := range names {
+		v := p.expand(local[k].v)
+		p.out.Env = append(p.out.Env, &facts.EnvVar{Src: facts.Source{File: p.in.Path, Line: local[k].line}, Name: k,
+			Value: Redact(k, v), From: "cmdline"})
+	}
 }
 
 // argv is the command without its leading assignments, secrets redacted.

@@ -342,6 +342,8 @@ func TestCmdlineShell(t *testing.T) {
 		{"expansion", "PORT=9000\nvllm serve m --port ${PORT} --host ${HOST:-127.0.0.1} --hf-token $HF_TOKEN\n",
 			facts.EngineVLLM, map[string]string{"model": "m", "port": "9000", "host": "127.0.0.1", "hf_token": Redacted},
 			map[string]string{"PORT": "9000"}},
+		{"bash -c", "NCCL_DEBUG=INFO bash -c 'SGLANG_X=1 exec python3 -m sglang.launch_server --model-path m --tp 2'\n",
+			facts.EngineSGLang, map[string]string{"model_path": "m", "tp_size": "2"}, map[string]string{"NCCL_DEBUG": "INFO", "SGLANG_X": "1"}},
 		{"uv run", "uv run --python 3.12 vllm serve m --enable-chunked-prefill false\n",
 			facts.EngineVLLM, map[string]string{"model": "m", "enable_chunked_prefill": "false"}, nil},
 	}
