@@ -45,7 +45,8 @@ func sniffCmdline(lines []string, name string) int {
 		if strings.HasPrefix(cmd, "#") || logLineRe.MatchString(cmd) {
 			continue
 		}
-		if (strings.Contains(cmd, "sglang") || strings.Contains(cmd, "vllm") || strings.Contains(cmd, " run")) && launchRe.MatchString(cmd) {
+		if (strings.Contains(cmd, "sglang") || strings.Contains(cmd, "vllm") || strings.Contains(cmd, " run")) &&
+			startsCommand(cmd) && launchRe.MatchString(cmd) {
 			found = true
 		}
 	}
@@ -59,6 +60,27 @@ func sniffCmdline(lines []string, name string) int {
 		return 20
 	}
 	return 0
+}
+
+// commandStarts are the words a launch line may begin with besides the
+// server program itself: assignments aside, shell keywords and wrappers.
+var commandStarts = map[string]bool{
+	"export": true, "env": true, "nohup": true, "exec": true, "time": true, "sudo": true, "numactl": true,
+	"taskset": true, "nice": true, "timeout": true, "setsid": true, "stdbuf": true, "uv": true, "conda": true,
+	"micromamba": true, "poetry": true, "pipenv": true, "bash": true, "sh": true, "docker": true, "podman": true,
+	"nvidia-docker": true, "sglang": true, "vllm": true, "then": true, "do": true, "if": true, "until": true, "while": true,
+}
+
+// startsCommand reports a line that begins like a shell command running a
+// program, so that a ps line or a py-spy "Process 1: python3 -m ..." that
+// quotes a command is not taken for one.
+func startsCommand(cmd string) bool {
+	first, _, _ := strings.Cut(cmd, " ")
+	if i := strings.IndexByte(first, '='); i > 0 && isName(first[:i]) {
+		return true
+	}
+	base := path.Base(first)
+	return commandStarts[base] || isPython(base)
 }
 
 // isMarkdown recognizes a document by its name or its code fences.

@@ -451,6 +451,8 @@ func TestSniff(t *testing.T) {
 		{"collect_env.txt", "", facts.KindCollectEnv, 1, 29},
 		{"run.sh", "", facts.KindCmdline, 1, 29},
 		{"x", corpus + "h200-x1/cgroup-oom/server.log", "", 0, 0},
+		{"x", "../pyspy/testdata/vllm-locals.txt", "", 0, 0},
+		{"x", corpus + "h200-x2/00-idle/ps_auxf.txt", "", 0, 0},
 		{"x", corpus + "h200-x1/cgroup-oom/dmesg.txt", "", 0, 0},
 		{"x", corpus + "h200-x2/00-idle/meminfo.txt", "", 0, 0},
 		{"x", corpus + "fulllogs/vllm-llama31-8b-v0171/server.log", "", 0, 30},
