@@ -17,6 +17,19 @@ const (
 	secMIG
 )
 
+// Labels of the table cells, for issues and ReadErrors.
+var (
+	lblECC      = []byte("volatile uncorr. ecc")
+	lblFan      = []byte("fan")
+	lblTemp     = []byte("temp")
+	lblPower    = []byte("power usage")
+	lblCap      = []byte("power cap")
+	lblMemUsed  = []byte("memory used")
+	lblMemTotal = []byte("memory total")
+	lblMemUsage = []byte("memory-usage")
+	lblUtil     = []byte("gpu-util")
+)
+
 // tableParser reads the default `nvidia-smi` table, both layouts (79 columns
 // up to R525, 91 columns since), with or without the MIG M. row, the
 // Processes table with or without GI/CI and Type columns, and any number of
@@ -60,12 +73,11 @@ func (p *tableParser) line(l []byte) {
 		return
 	}
 	if l[0] != '|' && l[0] != '+' {
-		if isCtime(l) {
+		if t, ok := ctimeLine(l); ok {
 			if s := p.snap; s != nil && (len(s.GPUs) > 0 || s.Driver != "" || !s.At.IsZero() || s.ProcsListed) {
 				p.finishSnap()
 			}
 			p.ensureSnap()
-			t, _ := parseCtime(l)
 			p.snap.At, p.snap.AtFrom = t, "nvidia-smi timestamp"
 			clock(p.out, p.in.Path, t)
 			return
@@ -215,14 +227,14 @@ func (p *tableParser) gpuRow1(a []byte, af []span, bf [][]byte, c []byte) {
 		}
 	}
 	if nameEnd > 1 {
-		g.Name = string(a[af[1].s:af[nameEnd-1].e])
+		g.Name = p.r.intern(a[af[1].s:af[nameEnd-1].e])
 	}
 	g.BusID = p.r.bus(bf[0])
 	ecc := bytes.TrimSpace(c)
 	if f, st := number(ecc); st == valOK {
 		g.ECCVolatileUncorr = facts.V(f)
 	} else if st == valReadErr {
-		p.gpu.readErr(p.r, line, []byte("volatile uncorr. ecc"), ecc)
+		p.gpu.readErr(p.r, line, lblECC, ecc)
 	}
 }
 
@@ -232,31 +244,31 @@ func (p *tableParser) gpuRow2(a, b, c []byte) {
 	af := bytes.Fields(a)
 	if len(af) >= 6 && string(af[4]) == "/" {
 		if special(af[0]) == valReadErr {
-			g.readErr(p.r, line, []byte("fan"), af[0])
+			g.readErr(p.r, line, lblFan, af[0])
 		}
-		g.num(p.r, line, []byte("temp"), af[1], &g.g.TempC)
+		g.num(p.r, line, lblTemp, af[1], &g.g.TempC)
 		if s := p.r.str(af[2]); s != "" {
 			g.g.PState = s
 		}
-		g.num(p.r, line, []byte("power usage"), af[3], &g.g.PowerW)
-		g.num(p.r, line, []byte("power cap"), af[5], &g.g.PowerLimitW)
+		g.num(p.r, line, lblPower, af[3], &g.g.PowerW)
+		g.num(p.r, line, lblCap, af[5], &g.g.PowerLimitW)
 	} else {
 		p.r.here(facts.IssueMalformed, "GPU table cell %s is not Fan Temp Perf Pwr:Usage/Cap", describe(bytes.TrimSpace(a)))
 	}
 	bf := bytes.Fields(b)
 	switch {
 	case len(bf) == 3 && string(bf[1]) == "/":
-		g.num(p.r, line, []byte("memory used"), bf[0], &g.g.MemUsedMiB)
-		g.num(p.r, line, []byte("memory total"), bf[2], &g.g.MemTotalMiB)
+		g.num(p.r, line, lblMemUsed, bf[0], &g.g.MemUsedMiB)
+		g.num(p.r, line, lblMemTotal, bf[2], &g.g.MemTotalMiB)
 	case special(bytes.TrimSpace(b)) == valReadErr:
-		g.readErr(p.r, line, []byte("memory-usage"), bytes.TrimSpace(b))
+		g.readErr(p.r, line, lblMemUsage, bytes.TrimSpace(b))
 	case special(bytes.TrimSpace(b)) == valAbsent:
 	default:
 		p.r.here(facts.IssueMalformed, "GPU table cell %s is not used / total memory", describe(bytes.TrimSpace(b)))
 	}
 	p.sp = spans(p.sp[:0], c, false)
 	if len(p.sp) >= 1 {
-		g.num(p.r, line, []byte("gpu-util"), c[p.sp[0].s:p.sp[0].e], &g.g.UtilGPU)
+		g.num(p.r, line, lblUtil, c[p.sp[0].s:p.sp[0].e], &g.g.UtilGPU)
 	}
 	if len(p.sp) >= 2 {
 		if m := bytes.TrimSpace(c[p.sp[1].s:]); special(m) == valOK {
@@ -319,7 +331,7 @@ func (p *tableParser) procRow(l []byte) {
 	if p.hasType {
 		pr.Type = string(f[pidAt+1])
 	}
-	pr.Name = string(inner[p.sp[lead].s:p.sp[memEnd-1].e])
+	pr.Name = p.r.intern(inner[p.sp[lead].s:p.sp[memEnd-1].e])
 	mem := f[memEnd]
 	if bytes.HasSuffix(mem, []byte("...")) {
 		// The column was too narrow: the number is cut, so it is unknown.

@@ -219,13 +219,18 @@ func parseCtime(v []byte) (time.Time, bool) {
 	return t, true
 }
 
-// isCtime is a cheap check that a line could be a ctime stamp.
-func isCtime(v []byte) bool {
+// ctimeLine reads a line that is only a ctime stamp, with a cheap check
+// first.
+func ctimeLine(v []byte) (time.Time, bool) {
 	v = bytes.TrimSpace(v)
 	if len(v) < 24 || len(v) > 26 || v[3] != ' ' || v[7] != ' ' {
-		return false
+		return time.Time{}, false
 	}
-	_, ok := parseCtime(v)
+	return parseCtime(v)
+}
+
+func isCtime(v []byte) bool {
+	_, ok := ctimeLine(v)
 	return ok
 }
 
