@@ -95,6 +95,7 @@ func IsSecretName(name string) bool {
 
 var (
 	urlCredRe = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://)[^/@\s:]+:[^/@\s]+@`)
+	queryRe   = regexp.MustCompile(`(?i)([?&][^=&\s]*(?:token|key|secret|password|passwd|signature)[^=&\s]*=)[^&\s#]+`)
 	tokenRe   = regexp.MustCompile(`\b(?:hf_[A-Za-z0-9]{30,}|sk-[A-Za-z0-9_-]{20,}|gh[pousr]_[A-Za-z0-9]{30,}|xox[abp]-[A-Za-z0-9-]{10,})\b`)
 )
 
@@ -110,6 +111,9 @@ func Redact(name, value string) string {
 func RedactValue(v string) string {
 	if strings.Contains(v, "://") && strings.Contains(v, "@") {
 		v = urlCredRe.ReplaceAllString(v, "${1}"+Redacted+"@")
+	}
+	if strings.IndexByte(v, '?') >= 0 && strings.IndexByte(v, '=') >= 0 {
+		v = queryRe.ReplaceAllString(v, "${1}"+Redacted)
 	}
 	if strings.Contains(v, "hf_") || strings.Contains(v, "sk-") || strings.Contains(v, "gh") || strings.Contains(v, "xox") {
 		v = tokenRe.ReplaceAllString(v, Redacted)

@@ -487,6 +487,7 @@ func TestRedact(t *testing.T) {
 		{"URL", "https://user:pw@host/x", "https://" + Redacted + "@host/x"},
 		{"ARGS", "--token hf_0123456789012345678901234567890123 --x", "--token " + Redacted + " --x"},
 		{"EMPTY_TOKEN", "", ""},
+		{"URL", "http://h:8000/health?api_key=abc123&x=1", "http://h:8000/health?api_key=" + Redacted + "&x=1"},
 	}
 	for _, tc := range cases {
 		assert.Equal(t, tc.want, Redact(tc.name, tc.in), tc.name)
