@@ -196,7 +196,7 @@ func (p *collectParser) line(l string) {
 			return
 		}
 	}
-	if p.mode == ceEnv || (p.s != nil && envNameRe.MatchString(trim)) {
+	if p.mode == ceEnv || (p.s != nil && startsAssignment(trim)) {
 		if p.env(trim, src) {
 			return
 		}
@@ -388,7 +388,7 @@ func (p *collectParser) lib(l string, src facts.Source) bool {
 
 // env reads a "NAME=value" line of the environment section.
 func (p *collectParser) env(l string, src facts.Source) bool {
-	if !envNameRe.MatchString(l) {
+	if !startsAssignment(l) {
 		return false
 	}
 	p.start()

@@ -30,7 +30,7 @@ func assignment(l string) (name, val string, ok, bare bool) {
 			break
 		}
 	}
-	if !envNameRe.MatchString(l) {
+	if !startsAssignment(l) {
 		// Bash exports functions as BASH_FUNC_name%%=() { ... }.
 		if strings.HasPrefix(l, "BASH_FUNC_") {
 			if i := strings.Index(l, "%%="); i > 0 {

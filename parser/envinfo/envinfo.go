@@ -150,8 +150,11 @@ func stripANSI(s string) string {
 	return ansiRe.ReplaceAllString(s, "")
 }
 
-// envNameRe is an environment variable assignment at the start of a line.
-var envNameRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`)
+// startsAssignment reports NAME= at the start of a line.
+func startsAssignment(l string) bool {
+	i := strings.IndexByte(l, '=')
+	return i > 0 && isName(l[:i])
+}
 
 // isMissing reports the words the reports print for an absent value.
 func isMissing(v string) bool {
