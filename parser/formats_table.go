@@ -7,7 +7,9 @@ import (
 	"github.com/coroner-dev/coroner/parser/kernlog"
 	"github.com/coroner-dev/coroner/parser/meminfo"
 	"github.com/coroner-dev/coroner/parser/nvsmi"
+	"github.com/coroner-dev/coroner/parser/probe"
 	"github.com/coroner-dev/coroner/parser/procs"
+	"github.com/coroner-dev/coroner/parser/pyspy"
 	"github.com/coroner-dev/coroner/parser/serverlog"
 )
 
@@ -21,5 +23,7 @@ var formats = []format{
 		facts.KindNvidiaSMIDmon, facts.KindNvidiaSMIPmon, facts.KindNvidiaSMITopo, facts.KindNvidiaSMIList}, sniff: nvsmi.Sniff, parse: nvsmi.Parse},
 	{name: "envinfo", kinds: []facts.Kind{facts.KindCollectEnv, facts.KindCheckEnv, facts.KindEnv, facts.KindCmdline, facts.KindSystem},
 		sniff: envinfo.Sniff, parse: envinfo.Parse},
+	{name: "probe", kinds: []facts.Kind{facts.KindProbe}, sniff: probe.Sniff, parse: probe.Parse},
+	{name: "pyspy", kinds: []facts.Kind{facts.KindPySpy}, sniff: pyspy.Sniff, parse: pyspy.Parse},
 	{name: "meminfo", kinds: []facts.Kind{facts.KindMeminfo, facts.KindFree, facts.KindDF, facts.KindCgroupMemory}, sniff: meminfo.Sniff, parse: meminfo.Parse},
 }
