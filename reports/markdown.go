@@ -2,6 +2,7 @@ package reports
 
 import (
 	"fmt"
+	"html"
 	"io"
 	"strings"
 )
@@ -10,96 +11,313 @@ import (
 // well as plain text.
 func Markdown(w io.Writer, r *Report) error {
 	var b strings.Builder
-	md := &mdWriter{b: &b}
-	md.header(r)
-	md.causes(r)
-	md.remedies(r)
-	md.findings(r)
-	md.timeline(r)
-	md.inconclusive(r)
-	md.sources(r)
-	md.assumptions(r)
+	for _, bl := range postmortem(r).blocks {
+		switch {
+		case bl.details != nil:
+			d := bl.details
+			fc := fence(d.body)
+			fmt.Fprintf(&b, "<details><summary>%s</summary>\n\n%stext\n%s%s\n\n</details>\n\n", html.EscapeString(d.summary), fc, d.body, fc)
+		case bl.chart != nil:
+			b.WriteString(mermaidGantt(bl.chart))
+		default:
+			b.WriteString(bl.md)
+		}
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
-type mdWriter struct{ b *strings.Builder }
-
-func (m *mdWriter) p(format string, args ...any) { fmt.Fprintf(m.b, format, args...) }
-
-func (m *mdWriter) header(r *Report) {
-	m.p("# coroner postmortem: %s\n\n", mdInline(r.Bundle.Path))
-	v := r.Verdict
-	m.p("**%s**\n\n", mdInline(v.Summary))
-	m.p("| outcome | phase | silent for | sources |\n|---|---|---|---|\n")
-	silent := "-"
-	if v.StalledForS > 0 {
-		silent = humanSeconds(float64(v.StalledForS))
-	}
-	phase := v.Phase
-	if phase == "" {
-		phase = "-"
-	}
-	m.p("| %s | %s | %s | %d |\n\n", v.Outcome, phase, silent, len(r.Bundle.Sources))
+// doc is the postmortem as a sequence of blocks, so that the markdown and
+// HTML renderers share every word: markdown blocks go to both, evidence
+// blocks become <details> (raw HTML in markdown, generated elements in
+// HTML), and the chart becomes a Mermaid gantt in markdown and an SVG in
+// HTML.
+type doc struct {
+	blocks []block
+	cur    strings.Builder
 }
 
-func (m *mdWriter) causes(r *Report) {
-	if len(r.Verdict.Causes) == 0 && len(r.RuledOut) == 0 {
+type block struct {
+	md      string
+	details *details
+	chart   *chart
+}
+
+// details is evidence shown folded: summary and body are plain text.
+type details struct {
+	summary string
+	body    string
+}
+
+func (d *doc) p(format string, args ...any) { fmt.Fprintf(&d.cur, format, args...) }
+
+func (d *doc) flush() {
+	if d.cur.Len() > 0 {
+		d.blocks = append(d.blocks, block{md: d.cur.String()})
+		d.cur.Reset()
+	}
+}
+
+func (d *doc) addDetails(summary, body string) {
+	d.flush()
+	d.blocks = append(d.blocks, block{details: &details{summary: summary, body: body}})
+}
+
+func (d *doc) addChart(c *chart) {
+	d.flush()
+	d.blocks = append(d.blocks, block{chart: c})
+}
+
+// postmortem lays out the report: the verdict and what to do first, then
+// the reasoning (hypotheses, timeline, findings), then the material a
+// reader checks it against (environment, sources, assumptions).
+func postmortem(r *Report) *doc {
+	d := &doc{}
+	mdHeader(d, r)
+	mdActions(d, r)
+	mdHypotheses(d, r)
+	mdTimeline(d, r)
+	mdFindings(d, r)
+	mdCollect(d, r)
+	mdEnvironment(d, r)
+	mdSources(d, r)
+	mdAssumptions(d, r)
+	d.p("---\n\n*Written by %s %s from %s. The same bundle gives the same report.*\n",
+		mdInline(r.Tool.Name), mdInline(r.Tool.Version), plural(len(r.Bundle.Sources), "source", "sources"))
+	d.flush()
+	return d
+}
+
+func mdHeader(d *doc, r *Report) {
+	d.p("# coroner postmortem: %s\n\n", mdInline(r.Bundle.Path))
+	d.p("**%s**\n\n", mdRich(headline(r)))
+	d.p("| outcome | phase | silent for | engine | GPUs | sources |\n|---|---|---|---|---|---|\n")
+	v := r.Verdict
+	d.p("| %s | %s | %s | %s | %s | %d |\n\n", orDash(v.Outcome), orDash(v.Phase), silentFor(r),
+		mdInline(orDash(engineName(r))), mdInline(orDash(gpuSummary(r))), len(r.Bundle.Sources))
+}
+
+func headline(r *Report) string {
+	if s := strings.TrimSpace(r.Verdict.Summary); s != "" {
+		return s
+	}
+	return "No verdict: the bundle holds too little evidence."
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func silentFor(r *Report) string {
+	if r.Verdict.StalledForS <= 0 {
+		return "-"
+	}
+	return humanSeconds(float64(r.Verdict.StalledForS))
+}
+
+func engineName(r *Report) string {
+	for _, it := range r.Environment.Software {
+		if it.Name == "engine" {
+			return strings.TrimSuffix(it.Value, " (version not logged)")
+		}
+	}
+	return ""
+}
+
+// gpuSummary is "8 × NVIDIA H200 (SM 9.0)" or a list of such.
+func gpuSummary(r *Report) string {
+	var parts []string
+	for _, g := range r.Environment.GPUs {
+		s := fmt.Sprintf("%d × %s", g.Count, orDash(g.Model))
+		if g.ComputeCapability != "" {
+			s += " (SM " + g.ComputeCapability + ")"
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// action is one thing to do, from a ranked cause or a finding.
+type action struct {
+	For    string // the cause or finding title
+	Rule   string
+	Remedy string
+	Cause  bool // from a ranked cause
+}
+
+// actions orders the remedies the way a reader should try them: the ranked
+// causes' first (most likely first), then those of the other findings,
+// most severe first; each remedy once.
+func actions(r *Report) []action {
+	var out []action
+	seen := map[string]bool{}
+	add := func(a action) {
+		if strings.TrimSpace(a.Remedy) == "" || seen[a.Remedy] {
+			return
+		}
+		seen[a.Remedy] = true
+		out = append(out, a)
+	}
+	for _, c := range r.Verdict.Causes {
+		for _, f := range r.Findings {
+			if f.Rule == c.Rule && (c.Category == "" || f.Category == c.Category) {
+				add(action{For: c.Title, Rule: c.Rule, Remedy: f.Remedy, Cause: true})
+				break
+			}
+		}
+	}
+	for _, sev := range severities[:3] {
+		for _, f := range r.Findings {
+			if f.Severity == sev {
+				add(action{For: f.Title, Rule: f.Rule, Remedy: f.Remedy})
+			}
+		}
+	}
+	return out
+}
+
+var severities = []string{"critical", "error", "warning", "info"}
+
+func mdActions(d *doc, r *Report) {
+	as := actions(r)
+	if len(as) == 0 {
 		return
 	}
-	m.p("## Hypotheses\n\n")
-	for i, c := range r.Verdict.Causes {
-		m.p("%d. **%s** (%s, confidence %.2f, rule `%s`)", i+1, mdInline(c.Title), c.Category, c.Confidence, c.Rule)
-		if c.Why != "" {
-			m.p(": %s", mdInline(c.Why))
+	d.p("## What to do\n\n")
+	for i, a := range as {
+		tag := ""
+		if a.Cause {
+			tag = " (likely cause)"
+			if i == 0 {
+				tag = " (most likely cause)"
+			}
 		}
-		m.p("\n")
+		d.p("%d. **%s**%s: %s\n", i+1, mdInline(a.For), tag, mdRich(a.Remedy))
 	}
-	if len(r.RuledOut) > 0 {
-		if len(r.Verdict.Causes) > 0 {
-			m.p("\n")
+	d.p("\n")
+}
+
+func mdHypotheses(d *doc, r *Report) {
+	causes, out := r.Verdict.Causes, r.RuledOut
+	if len(causes) == 0 && len(out) == 0 {
+		return
+	}
+	d.p("## Hypotheses\n\n")
+	if len(causes) == 0 {
+		d.p("No cause stands out: no rule that names a cause fired.\n\n")
+	} else {
+		d.p("Most likely first.\n\n")
+	}
+	for i, c := range causes {
+		d.p("%d. **%s**: %s, confidence %.2f, rule %s", i+1, mdInline(c.Title), mdCode(orDash(c.Category)), c.Confidence, mdCode(c.Rule))
+		if c.Why != "" {
+			d.p(": %s", mdRich(sentence(c.Why)))
+		} else {
+			d.p(".")
 		}
-		m.p("Ruled out:\n\n")
-		for _, ro := range r.RuledOut {
+		d.p("\n")
+	}
+	if len(causes) > 0 {
+		d.p("\n")
+	}
+	if len(out) > 0 {
+		d.p("Ruled out, with the evidence against them:\n\n")
+		for _, ro := range out {
 			cat := ""
 			if ro.Category != "" {
-				cat = ro.Category + ", "
+				cat = mdCode(ro.Category) + ", "
 			}
-			m.p("- **%s** (%srule `%s`): %s", mdInline(ro.Title), cat, ro.Rule, mdInline(ro.Why))
-			for _, e := range ro.Evidence {
-				m.p(" [%s]", mdInline(loc(e.File, e.Line)))
+			d.p("- **%s** (%srule %s): %s", mdInline(ro.Title), cat, mdCode(ro.Rule), mdRich(sentence(ro.Why)))
+			if len(ro.Evidence) > 0 {
+				var cites []string
+				for _, e := range ro.Evidence {
+					cites = append(cites, mdInline(loc(e.File, e.Line)))
+				}
+				d.p(" Evidence: %s.", strings.Join(cites, ", "))
 			}
-			m.p("\n")
+			d.p("\n")
 		}
+		d.p("\n")
 	}
-	m.p("\n")
 }
 
-func (m *mdWriter) remedies(r *Report) {
-	var seen []string
-	for _, f := range r.Findings {
-		if f.Remedy == "" || contains(seen, f.Remedy) || (f.Severity != "critical" && f.Severity != "error" && f.Severity != "warning") {
-			continue
-		}
-		seen = append(seen, f.Remedy)
+// sentence ends s with a period. It leaves the first letter alone: rule
+// prose often starts with a lower-case name (flashinfer, ps).
+func sentence(s string) string {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return s
 	}
-	if len(seen) == 0 {
+	if !strings.HasSuffix(s, ".") && !strings.HasSuffix(s, "!") && !strings.HasSuffix(s, "?") {
+		s += "."
+	}
+	return s
+}
+
+func mdTimeline(d *doc, r *Report) {
+	if len(r.Timeline) == 0 {
 		return
 	}
-	m.p("## What to do\n\n")
-	for _, s := range seen {
-		m.p("- %s\n", s)
+	groups := timelineGroups(r.Timeline)
+	cf := newClockFormat(timelineStamps(r)...)
+	d.p("## Timeline\n\n")
+	when := "Times are UTC"
+	if cf.sameDay {
+		when += ", on " + cf.day
 	}
-	m.p("\n")
+	d.p("%s. Each process's phases as its log shows them; an open phase (the run never left it) ends at the latest evidence", when)
+	if r.EvidenceEnd != nil {
+		d.p(" (%s, %s)", cf.show(r.EvidenceEnd.At), mdInline(loc(r.EvidenceEnd.File, r.EvidenceEnd.Line)))
+	}
+	d.p(". Processes whose phases match within %d s share one row group.\n\n", int(sameTolerance.Seconds()))
+	d.addChart(&chart{Groups: groups, Stall: stalled(r), Snapshots: r.Snapshots, End: r.EvidenceEnd})
+	shown := groups
+	if len(shown) > maxGroups {
+		shown = shown[:maxGroups]
+	}
+	for _, g := range shown {
+		d.p("### %s\n\n| phase | start | end | duration | evidence |\n|---|---|---|---|---|\n", mdInline(g.Title()))
+		for _, s := range g.Spans {
+			end := cf.show(s.End)
+			if s.Open {
+				end += " (open)"
+				if stalled(r) {
+					end = cf.show(s.End) + " (open: stalled)"
+				}
+			}
+			dur := "-"
+			if s.DurationS > 0 || s.End != "" {
+				dur = humanSeconds(s.DurationS)
+			}
+			ev := loc(s.Evidence.File, s.Evidence.Line)
+			if g.Collapsed() {
+				ev += " (" + g.Members[0] + ")"
+			}
+			d.p("| %s | %s | %s | %s | %s |\n", s.Phase, cf.show(s.Start), end, dur, mdInline(ev))
+		}
+		d.p("\n")
+	}
+	if n := len(groups) - len(shown); n > 0 {
+		d.p("%s more not shown here; `coroner timeline` lists every process.\n\n", plural(n, "row group", "row groups"))
+	}
 }
 
-func (m *mdWriter) findings(r *Report) {
+// stalled reports whether open phases are a stall (hung) or where the run
+// died (crashed), rather than a phase still under way.
+func stalled(r *Report) bool {
+	return r.Verdict.Outcome == "hung" || r.Verdict.Outcome == "crashed"
+}
+
+func mdFindings(d *doc, r *Report) {
+	d.p("## Findings\n\n")
 	if len(r.Findings) == 0 {
-		m.p("## Findings\n\nNo rule fired.\n\n")
+		d.p("No rule fired.\n\n")
 		return
 	}
-	m.p("## Findings\n\n")
-	for _, sev := range []string{"critical", "error", "warning", "info"} {
+	for _, sev := range severities {
 		var list []Finding
 		for _, f := range r.Findings {
 			if f.Severity == sev {
@@ -109,106 +327,155 @@ func (m *mdWriter) findings(r *Report) {
 		if len(list) == 0 {
 			continue
 		}
-		m.p("### %s\n\n", strings.ToUpper(sev[:1])+sev[1:])
+		d.p("### %s (%d)\n\n", titleCase(sev), len(list))
 		for _, f := range list {
-			m.p("#### %s\n\n", mdInline(f.Title))
-			meta := []string{"rule `" + f.Rule + "`"}
+			d.p("#### %s\n\n", mdInline(f.Title))
+			meta := []string{"rule " + mdCode(f.Rule)}
 			if f.Category != "" {
-				meta = append(meta, "category `"+f.Category+"`")
+				meta = append(meta, "category "+mdCode(f.Category))
 			}
 			if f.Confidence > 0 {
 				meta = append(meta, fmt.Sprintf("confidence %.2f", f.Confidence))
 			}
-			m.p("%s\n\n", strings.Join(meta, " · "))
-			m.p("%s\n\n", mdInline(f.Message))
+			d.p("%s\n\n", strings.Join(meta, " · "))
+			if f.Message != "" {
+				d.p("%s\n\n", mdRich(f.Message))
+			}
 			if f.Remedy != "" {
-				m.p("**Remedy:** %s\n\n", f.Remedy)
+				d.p("**Remedy:** %s\n\n", mdRich(f.Remedy))
 			}
 			if len(f.Evidence) > 0 {
-				var ev strings.Builder
-				for _, e := range f.Evidence {
-					fmt.Fprintf(&ev, "%s: %s\n", loc(e.File, e.Line), e.Text)
-				}
-				text := ev.String()
-				fc := fence(text)
-				m.p("<details><summary>Evidence (%d)</summary>\n\n%stext\n%s%s\n\n</details>\n\n", len(f.Evidence), fc, text, fc)
-			}
-			for _, ref := range f.References {
-				m.p("- %s\n", mdInline(ref))
+				d.addDetails(fmt.Sprintf("Evidence (%d)", len(f.Evidence)), evidenceBody(f.Evidence))
 			}
 			if len(f.References) > 0 {
-				m.p("\n")
+				d.p("References:\n\n")
+				for _, ref := range f.References {
+					d.p("- %s\n", mdInline(ref))
+				}
+				d.p("\n")
 			}
 		}
 	}
 }
 
-func (m *mdWriter) timeline(r *Report) {
-	if len(r.Timeline) == 0 {
-		return
+// evidenceBody is the cited lines, one per line: "file:line: text".
+func evidenceBody(ev []Evidence) string {
+	var b strings.Builder
+	for _, e := range ev {
+		text := strings.ReplaceAll(cleanText(e.Text), "\n", "\n    ")
+		fmt.Fprintf(&b, "%s: %s\n", loc(e.File, e.Line), text)
 	}
-	m.p("## Timeline\n\n| process | phase | start | end | duration | evidence |\n|---|---|---|---|---|---|\n")
-	for _, s := range r.Timeline {
-		end := s.End
-		if s.Open {
-			end += " (open)"
-		}
-		m.p("| %s | %s | %s | %s | %s | %s |\n", mdInline(s.Process), s.Phase, s.Start, end,
-			humanSeconds(s.DurationS), mdInline(loc(s.Evidence.File, s.Evidence.Line)))
-	}
-	m.p("\n")
+	return b.String()
 }
 
-func (m *mdWriter) inconclusive(r *Report) {
+func mdCollect(d *doc, r *Report) {
 	if len(r.Inconclusive) == 0 {
 		return
 	}
-	m.p("## What to collect next\n\n")
+	d.p("## What to collect next\n\n")
+	d.p("These rules could not decide for lack of evidence; collecting it makes the next analysis sharper.\n\n")
 	for _, in := range r.Inconclusive {
-		m.p("- rule `%s` misses %s. Collect: %s\n", in.Rule, mdInline(strings.Join(in.Missing, "; ")), in.Collect)
+		d.p("- rule %s misses %s. Collect: %s\n", mdCode(in.Rule), mdRich(strings.Join(in.Missing, "; ")), mdRich(in.Collect))
 	}
-	m.p("\n")
+	d.p("\n")
 }
 
-func (m *mdWriter) sources(r *Report) {
-	m.p("## Sources\n\n| path | kind | bytes | lines | captured | issues |\n|---|---|---|---|---|---|\n")
+func mdEnvironment(d *doc, r *Report) {
+	e := r.Environment
+	if len(e.GPUs)+len(e.Software)+len(e.ServerArgs)+len(e.EnvVars)+len(e.System) == 0 {
+		return
+	}
+	d.p("## Environment\n\n")
+	if len(e.GPUs) > 0 {
+		d.p("| GPUs | model | compute capability | memory | source |\n|---|---|---|---|---|\n")
+		for _, g := range e.GPUs {
+			mem := "-"
+			if g.MemoryMiB > 0 {
+				mem = fmt.Sprintf("%.1f GiB", g.MemoryMiB/1024)
+			}
+			cc := orDash(g.ComputeCapability)
+			if g.ComputeCapability != "" {
+				cc = "SM " + g.ComputeCapability
+				if g.Arch != "" {
+					cc += " (" + g.Arch + ")"
+				}
+			}
+			d.p("| %s | %s | %s | %s | %s |\n", gpuCount(g), mdInline(orDash(g.Model)), mdInline(cc), mem, mdInline(loc(g.Source.File, g.Source.Line)))
+		}
+		d.p("\n")
+	}
+	items := func(title string, list []Item) {
+		if len(list) == 0 {
+			return
+		}
+		d.p("| %s | value | source |\n|---|---|---|\n", title)
+		for _, it := range list {
+			v := mdCode(truncate(it.Value, 160))
+			if it.Note != "" {
+				v += " (" + mdInline(it.Note) + ")"
+			}
+			d.p("| %s | %s | %s |\n", mdInline(it.Name), v, mdInline(loc(it.Source.File, it.Source.Line)))
+		}
+		d.p("\n")
+	}
+	items("software", e.Software)
+	items("server argument", e.ServerArgs)
+	items("environment variable", e.EnvVars)
+	items("system", e.System)
+}
+
+func gpuCount(g GPUGroup) string {
+	if len(g.Indexes) == 0 || len(g.Indexes) != g.Count {
+		return fmt.Sprint(g.Count)
+	}
+	names := make([]string, len(g.Indexes))
+	for i, n := range g.Indexes {
+		names[i] = fmt.Sprint(n)
+	}
+	return fmt.Sprintf("%d (%s)", g.Count, rangeLabel(names))
+}
+
+func mdSources(d *doc, r *Report) {
+	d.p("## Sources\n\n")
+	if len(r.Bundle.Sources) == 0 {
+		d.p("The bundle holds no files.\n\n")
+		return
+	}
+	d.p("| path | kind | size | lines | captured | parse issues |\n|---|---|---|---|---|---|\n")
 	for _, s := range r.Bundle.Sources {
-		var issues []string
-		for _, is := range s.Issues {
-			issues = append(issues, fmt.Sprintf("%s (line %d): %s", is.Kind, is.Line, is.Detail))
-		}
-		cap := s.CapturedAt
-		if cap == "" {
-			cap = "-"
-		}
-		m.p("| %s | %s | %d | %d | %s | %s |\n", mdInline(s.Path), s.Kind, s.Bytes, s.Lines, cap, mdInline(strings.Join(issues, "; ")))
+		d.p("| %s | %s | %s | %d | %s | %s |\n", mdInline(s.Path), mdInline(s.Kind), humanBytes(s.Bytes), s.Lines,
+			orDash(s.CapturedAt), mdInline(issueSummary(s.Issues, 3)))
 	}
-	m.p("\n")
+	d.p("\n")
 }
 
-func (m *mdWriter) assumptions(r *Report) {
+// issueSummary lists the first n issues of a source and counts the rest.
+func issueSummary(issues []Issue, n int) string {
+	if len(issues) == 0 {
+		return "-"
+	}
+	var parts []string
+	for i, is := range issues {
+		if i == n {
+			parts = append(parts, fmt.Sprintf("and %d more", len(issues)-n))
+			break
+		}
+		at := ""
+		if is.Line > 0 {
+			at = fmt.Sprintf(" (line %d)", is.Line)
+		}
+		parts = append(parts, fmt.Sprintf("%s%s: %s", is.Kind, at, truncate(is.Detail, 160)))
+	}
+	return strings.Join(parts, "; ")
+}
+
+func mdAssumptions(d *doc, r *Report) {
 	if len(r.Assumptions) == 0 {
 		return
 	}
-	m.p("## Assumptions\n\n")
+	d.p("## Assumptions\n\n")
 	for _, a := range r.Assumptions {
-		m.p("- %s\n", mdInline(a))
+		d.p("- %s\n", mdInline(a))
 	}
-	m.p("\n")
-}
-
-func loc(file string, line int) string {
-	if line <= 0 {
-		return file
-	}
-	return fmt.Sprintf("%s:%d", file, line)
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
+	d.p("\n")
 }

@@ -29,6 +29,30 @@ type Report struct {
 	Inconclusive  []Inconclusive `json:"inconclusive"`
 	// Added fields (schema 1 allows additions).
 	RuledOut []RuledOut `json:"ruled_out"`
+	// Environment is the hardware, software, server arguments and
+	// environment variables of the run, each value citing its source.
+	Environment Environment `json:"environment"`
+	// Snapshots are the instants point-in-time evidence (ps, nvidia-smi,
+	// probes) was captured, in time order: the timeline chart marks them.
+	Snapshots []Snapshot `json:"snapshots"`
+	// EvidenceEnd is the latest instant the bundle knows of; open spans and
+	// silences are measured up to it. Zero when the bundle has no times.
+	EvidenceEnd *Instant `json:"evidence_end,omitempty"`
+}
+
+// Snapshot is one capture of point-in-time evidence.
+type Snapshot struct {
+	Kind string `json:"kind"`
+	At   string `json:"at"`
+	File string `json:"file"`
+	Line int    `json:"line"`
+}
+
+// Instant is a time with the evidence that gives it.
+type Instant struct {
+	At   string `json:"at"`
+	File string `json:"file"`
+	Line int    `json:"line"`
 }
 
 // Tool names the program that wrote the report.
@@ -152,6 +176,8 @@ func Build(f *facts.Facts, res *rules.Result, m Meta) *Report {
 		Findings:      []Finding{},
 		Inconclusive:  []Inconclusive{},
 		RuledOut:      []RuledOut{},
+		Environment:   buildEnvironment(f),
+		Snapshots:     snapshots(f),
 	}
 	for _, s := range f.Sources {
 		src := Source{Path: s.Path, Kind: string(s.Kind), Bytes: s.Bytes, Lines: s.Lines, Issues: []Issue{}, Container: s.Container}
@@ -170,7 +196,13 @@ func Build(f *facts.Facts, res *rules.Result, m Meta) *Report {
 		r.Verdict.Causes = append(r.Verdict.Causes, Cause{Category: string(c.Category), Rule: c.Rule,
 			Confidence: round2(c.Confidence), Title: c.Title, Why: c.Why})
 	}
-	latest := res.Index.Latest
+	var latest time.Time
+	if res.Index != nil {
+		latest = res.Index.Latest
+		if !latest.IsZero() {
+			r.EvidenceEnd = &Instant{At: stamp(latest), File: res.Index.LatestFrom.File, Line: res.Index.LatestFrom.Line}
+		}
+	}
 	for _, s := range res.Timeline {
 		ts := TimelineSpan{Process: s.Process, Phase: string(s.Phase), Start: stamp(s.Start), End: stamp(s.End),
 			Evidence: Location{File: s.Evidence.File, Line: s.Evidence.Line}}
@@ -208,6 +240,41 @@ func Build(f *facts.Facts, res *rules.Result, m Meta) *Report {
 	}
 	sort.SliceStable(r.RuledOut, func(i, j int) bool { return r.RuledOut[i].Rule < r.RuledOut[j].Rule })
 	return r
+}
+
+// snapshots lists the capture instants of ps, top, nvidia-smi and probe
+// evidence, in time order (then file and line, so ties stay stable).
+func snapshots(f *facts.Facts) []Snapshot {
+	out := []Snapshot{}
+	add := func(kind string, at time.Time, src facts.Source) {
+		if !at.IsZero() {
+			out = append(out, Snapshot{Kind: kind, At: stamp(at), File: src.File, Line: src.Line})
+		}
+	}
+	for _, p := range f.Procs {
+		kind := "ps"
+		if p.Format == "top" {
+			kind = "top"
+		}
+		add(kind, p.At, p.Src)
+	}
+	for _, g := range f.GPUs {
+		add("nvidia-smi", g.At, g.Src)
+	}
+	for _, p := range f.Probes {
+		add("probe", p.At, p.Src)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.At != b.At {
+			return a.At < b.At
+		}
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		return a.Line < b.Line
+	})
+	return out
 }
 
 func stamp(t time.Time) string {

@@ -1,0 +1,408 @@
+package reports
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/coroner-dev/coroner/parser/facts"
+)
+
+// Environment is what the run ran on and with. Every value cites the file and
+// line it was read from, so a reader can check it against the evidence.
+type Environment struct {
+	GPUs []GPUGroup `json:"gpus"`
+	// Software holds the engine, driver, CUDA, torch, NCCL and library
+	// versions, in a fixed order: engine first, then the CUDA stack, then
+	// the rest by name.
+	Software []Item `json:"software"`
+	// ServerArgs are the engine arguments that matter to a diagnosis, and
+	// every argument given on the launch command line, sorted by name.
+	ServerArgs []Item `json:"server_args"`
+	// EnvVars are the NCCL_*, CUDA_*, VLLM_*, SGLANG_*, PYTORCH_*, TORCH_*
+	// (and related) variables, sorted by name then source.
+	EnvVars []Item `json:"env_vars"`
+	// System is the OS, kernel and host.
+	System []Item `json:"system"`
+}
+
+// Item is one named value and where it was read.
+type Item struct {
+	Name   string   `json:"name"`
+	Value  string   `json:"value"`
+	Source Location `json:"source"`
+	// Note says how a value relates to another source (a launch flag the
+	// engine resolved differently).
+	Note string `json:"note,omitempty"`
+}
+
+// GPUGroup is a set of identical GPUs of one nvidia-smi snapshot.
+type GPUGroup struct {
+	Model             string   `json:"model"`
+	Count             int      `json:"count"`
+	Indexes           []int    `json:"indexes,omitempty"`
+	Arch              string   `json:"arch,omitempty"`
+	ComputeCapability string   `json:"compute_capability,omitempty"`
+	MemoryMiB         float64  `json:"memory_mib,omitempty"`
+	Source            Location `json:"source"`
+}
+
+func buildEnvironment(f *facts.Facts) Environment {
+	env := Environment{GPUs: gpuGroups(f), Software: software(f), ServerArgs: serverArgs(f), EnvVars: envVars(f), System: system(f)}
+	return env
+}
+
+// gpuGroups describes the GPUs of one snapshot: the one listing the most
+// GPUs, preferring formats that name the compute capability, then the
+// latest. Several snapshots of one machine would only repeat it.
+func gpuGroups(f *facts.Facts) []GPUGroup {
+	var best *facts.GPUSnapshot
+	score := func(s *facts.GPUSnapshot) (int, int) {
+		cc := 0
+		for _, g := range s.GPUs {
+			if g.CC != "" {
+				cc++
+			}
+		}
+		return len(s.GPUs), cc
+	}
+	for _, s := range f.GPUs {
+		if len(s.GPUs) == 0 {
+			continue
+		}
+		if best == nil {
+			best = s
+			continue
+		}
+		n, cc := score(s)
+		bn, bcc := score(best)
+		if n > bn || n == bn && (cc > bcc || cc == bcc && s.At.After(best.At)) {
+			best = s
+		}
+	}
+	out := []GPUGroup{}
+	if best == nil {
+		return out
+	}
+	for _, g := range best.GPUs {
+		mem := 0.0
+		if g.MemTotalMiB.OK {
+			mem = math.Round(g.MemTotalMiB.V)
+		}
+		found := false
+		for i := range out {
+			o := &out[i]
+			if o.Model == g.Name && o.ComputeCapability == g.CC && o.MemoryMiB == mem && o.Arch == g.Arch {
+				o.Count++
+				if g.Index >= 0 {
+					o.Indexes = append(o.Indexes, g.Index)
+				}
+				found = true
+				break
+			}
+		}
+		if !found {
+			grp := GPUGroup{Model: g.Name, Count: 1, Arch: g.Arch, ComputeCapability: g.CC, MemoryMiB: mem,
+				Source: Location{File: g.Src.File, Line: g.Src.Line}}
+			if g.Index >= 0 {
+				grp.Indexes = []int{g.Index}
+			}
+			out = append(out, grp)
+		}
+	}
+	return out
+}
+
+// softwareOrder ranks the components shown first; the rest follow by name.
+var softwareOrder = []string{"engine", "driver", "cuda-driver", "cuda-runtime", "cuda-torch", "torch", "nccl", "nccl-runtime", "cudnn", "python"}
+
+// envReportKeys maps the version keys of env reports (collect_env,
+// check_env) to the names the report uses; pip packages matching
+// relevantPip are added under their package name.
+var envReportKeys = map[string]string{
+	"driver": "driver", "cuda_runtime": "cuda-runtime", "cuda_build": "cuda-torch", "torch": "torch",
+	"nccl": "nccl", "cudnn": "cudnn", "python": "python", "triton": "triton", "vllm": "vllm",
+	"sglang": "sglang", "flashinfer": "flashinfer", "transformers": "transformers", "xformers": "xformers",
+	"sgl_kernel": "sgl-kernel", "flash_attn": "flash-attn", "deep_gemm": "deep-gemm",
+}
+
+var relevantPip = regexp.MustCompile(`^(torch|triton|vllm|sglang|sgl[-_]kernel|flashinfer.*|xformers|transformers|flash[-_]attn.*|deep[-_]gemm|nvidia-nccl.*|cuda-python|tensorrt.*|ray)$`)
+
+func software(f *facts.Facts) []Item {
+	var out []Item
+	seen := map[string]bool{}
+	add := func(name, value string, src facts.Source, note string) {
+		value = strings.TrimSpace(value)
+		if value == "" {
+			return
+		}
+		key := name + "\x00" + value
+		if seen[key] {
+			return
+		}
+		seen[key] = true
+		out = append(out, Item{Name: name, Value: value, Source: loc2(src), Note: note})
+	}
+	for _, l := range f.Logs {
+		if l.Engine == facts.EngineUnknown {
+			continue
+		}
+		src := facts.Source{File: l.Path}
+		if len(l.Procs) > 0 {
+			src = l.Procs[0].FirstSrc
+		}
+		var nccl *facts.LogEvent
+		for _, e := range l.Events {
+			if e.Type == facts.EventVersion && e.Str("version") != "" {
+				if l.Version == "" || e.Str("version") == l.Version {
+					src = e.Src
+					break
+				}
+			}
+		}
+		for _, e := range l.Events {
+			if e.Type == facts.EventNCCLVersion && e.Str("version") != "" {
+				nccl = e
+				break
+			}
+		}
+		v := string(l.Engine)
+		if l.Version != "" {
+			v += " " + l.Version
+		} else {
+			v += " (version not logged)"
+		}
+		add("engine", v, src, "")
+		if nccl != nil {
+			add("nccl-runtime", nccl.Str("version"), nccl.Src, "as the engine loaded it")
+		}
+	}
+	for _, s := range f.GPUs {
+		if s.Driver != "" {
+			add("driver", s.Driver, s.Src, "")
+		}
+		if s.CUDA != "" {
+			add("cuda-driver", s.CUDA, s.Src, "the newest CUDA the driver supports")
+		}
+		if s.Driver != "" || s.CUDA != "" {
+			break
+		}
+	}
+	for _, r := range f.Envs {
+		keys := sortedKeys(r.Versions)
+		for _, k := range keys {
+			v := r.Versions[k]
+			src, ok := r.Where[k]
+			if !ok {
+				src = r.Src
+			}
+			if name, ok := envReportKeys[k]; ok {
+				add(name, v, src, "")
+				continue
+			}
+			if pkg, ok := strings.CutPrefix(k, "pip:"); ok && relevantPip.MatchString(pkg) {
+				if _, known := r.Versions[strings.ReplaceAll(pkg, "-", "_")]; known {
+					continue // the report's own line for it is shown
+				}
+				add(pkg, v, src, "pip")
+			}
+		}
+	}
+	for _, s := range f.System {
+		for _, k := range sortedKeys(s.Versions) {
+			switch k {
+			case "driver":
+				add("driver", s.Versions[k], s.Src, "")
+			case "cuda_driver":
+				add("cuda-driver", s.Versions[k], s.Src, "the newest CUDA the driver supports")
+			}
+		}
+	}
+	rank := func(name string) int {
+		for i, n := range softwareOrder {
+			if n == name {
+				return i
+			}
+		}
+		return len(softwareOrder)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		ri, rj := rank(out[i].Name), rank(out[j].Name)
+		if ri != rj {
+			return ri < rj
+		}
+		return out[i].Name < out[j].Name
+	})
+	if out == nil {
+		out = []Item{}
+	}
+	return out
+}
+
+// keyArgs are the engine arguments a diagnosis most often turns on; they
+// are shown whenever a settings dump holds them. Arguments given on the
+// command line are shown too, whatever their name: the user chose them.
+var keyArgs = map[string]bool{
+	"model_path": true, "model": true, "quantization": true, "dtype": true,
+	"kv_cache_dtype": true, "load_format": true,
+	"tp_size": true, "tensor_parallel_size": true, "dp_size": true, "data_parallel_size": true,
+	"ep_size": true, "pp_size": true, "pipeline_parallel_size": true, "enable_expert_parallel": true,
+	"enable_dp_attention": true, "nnodes": true, "distributed_executor_backend": true,
+	"attention_backend": true, "decode_attention_backend": true, "prefill_attention_backend": true,
+	"sampling_backend": true, "moe_runner_backend": true, "moe_a2a_backend": true,
+	"mem_fraction_static": true, "gpu_memory_utilization": true, "max_total_tokens": true,
+	"max_model_len": true, "context_length": true, "max_num_seqs": true, "max_running_requests": true,
+	"max_num_batched_tokens": true, "chunked_prefill_size": true,
+	"cuda_graph_max_bs": true, "cuda_graph_bs": true, "disable_cuda_graph": true, "enforce_eager": true,
+	"cuda_graph_sizes": true, "compilation_config": true, "enable_torch_compile": true,
+	"disable_custom_all_reduce": true, "enable_p2p_check": true, "num_continuous_decode_steps": true,
+	"speculative_algorithm": true, "speculative_config": true, "speculative_draft_model_path": true,
+	"speculative_num_steps": true, "speculative_eagle_topk": true, "speculative_num_draft_tokens": true,
+	"speculative_model": true, "num_speculative_tokens": true, "trust_remote_code": true,
+}
+
+// argsFromLog are the Setting.From values of settings the engine printed.
+func argsFromLog(from string) bool { return from == "server-args" || from == "non-default-args" }
+
+func serverArgs(f *facts.Facts) []Item {
+	type choice struct {
+		log, cmd *facts.Setting
+	}
+	byKey := map[string]*choice{}
+	for _, s := range f.Settings {
+		c := byKey[s.Key]
+		if c == nil {
+			c = &choice{}
+			byKey[s.Key] = c
+		}
+		switch {
+		case argsFromLog(s.From):
+			if c.log == nil {
+				c.log = s
+			}
+		case s.From == "cmdline":
+			if c.cmd == nil {
+				c.cmd = s
+			}
+		}
+	}
+	out := []Item{}
+	for _, k := range sortedKeys(byKey) {
+		c := byKey[k]
+		if c.cmd == nil && (!keyArgs[k] || c.log == nil || uninformative(k, c.log.Value)) {
+			continue
+		}
+		// What the engine printed is what it ran with; the launch line is
+		// what the user asked for. Show the first, and the second when they
+		// differ.
+		s, note := c.log, ""
+		if s == nil || unset(s.Value) {
+			s = c.cmd
+		} else if c.cmd != nil && !sameArg(c.cmd.Value, s.Value) {
+			note = fmt.Sprintf("the launch command (%s) sets %s", c.cmd.Src, c.cmd.Value)
+		}
+		out = append(out, Item{Name: k, Value: s.Value, Source: loc2(s.Src), Note: note})
+	}
+	return out
+}
+
+func unset(v string) bool { return v == "" || v == "None" || v == "null" }
+
+// uninformative reports a printed value that says only "the default": off,
+// automatic, or a parallel size of one.
+func uninformative(key, v string) bool {
+	switch strings.ToLower(strings.Trim(v, `'"`)) {
+	case "", "none", "null", "false", "auto", "[]", "{}":
+		return true
+	case "1":
+		return strings.HasSuffix(key, "_size") || key == "nnodes"
+	}
+	return false
+}
+
+// sameArg compares a flag's value with the engine's print of it, which
+// quotes strings and capitalizes booleans.
+func sameArg(a, b string) bool {
+	norm := func(s string) string {
+		s = strings.Trim(strings.TrimSpace(s), `'"`)
+		return strings.ToLower(s)
+	}
+	return norm(a) == norm(b)
+}
+
+// envPrefixes select the variables that shape GPU, NCCL and engine behavior.
+var envPrefixes = []string{"NCCL_", "CUDA_", "VLLM_", "SGLANG_", "SGL_", "PYTORCH_", "TORCH_", "FLASHINFER_", "TRITON_", "NVSHMEM_", "NVIDIA_"}
+
+func envVars(f *facts.Facts) []Item {
+	out := []Item{}
+	seen := map[string]bool{}
+	for _, e := range f.Env {
+		ok := false
+		for _, p := range envPrefixes {
+			if strings.HasPrefix(e.Name, p) {
+				ok = true
+				break
+			}
+		}
+		key := e.Name + "\x00" + e.Value
+		if !ok || seen[key] {
+			continue
+		}
+		seen[key] = true
+		out = append(out, Item{Name: e.Name, Value: e.Value, Source: loc2(e.Src)})
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.Name != b.Name {
+			return a.Name < b.Name
+		}
+		if a.Source.File != b.Source.File {
+			return a.Source.File < b.Source.File
+		}
+		return a.Source.Line < b.Source.Line
+	})
+	return out
+}
+
+func system(f *facts.Facts) []Item {
+	out := []Item{}
+	have := map[string]bool{}
+	add := func(name, value string, src facts.Source) {
+		value = strings.TrimSpace(value)
+		if value == "" || have[name] {
+			return
+		}
+		have[name] = true
+		out = append(out, Item{Name: name, Value: value, Source: loc2(src)})
+	}
+	for _, s := range f.System {
+		add("os", s.OS, s.Src)
+		add("kernel", s.Kernel, s.Src)
+		add("host", s.Hostname, s.Src)
+	}
+	for _, r := range f.Envs {
+		for _, k := range []string{"os", "kernel", "arch", "cpu", "hypervisor"} {
+			src, ok := r.Where[k]
+			if !ok {
+				src = r.Src
+			}
+			add(k, r.Versions[k], src)
+		}
+	}
+	order := map[string]int{"os": 0, "kernel": 1, "arch": 2, "cpu": 3, "hypervisor": 4, "host": 5}
+	sort.SliceStable(out, func(i, j int) bool { return order[out[i].Name] < order[out[j].Name] })
+	return out
+}
+
+func loc2(s facts.Source) Location { return Location{File: s.File, Line: s.Line} }
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
