@@ -28,6 +28,18 @@ type Series struct {
 	// many samples a bucket takes before the next one starts.
 	Buckets   []*Bucket `json:"buckets"`
 	PerBucket int       `json:"per_bucket"`
+
+	// spare holds the buckets that compaction merged away, and their
+	// aggregates, for reuse: a series that has filled up then costs no
+	// allocation per sample.
+	spare     []*Bucket
+	spareAggs []*Agg
+	// fastKeys/fastAggs map the keys of the last AddPairs call to the
+	// aggregates of fastBucket, so that a run of samples with the same keys
+	// skips the map lookups.
+	fastKeys   []string
+	fastAggs   []*Agg
+	fastBucket *Bucket
 }
 
 // MaxBuckets bounds the memory of a series.
@@ -104,16 +116,128 @@ func (s *Series) Add(src Source, t time.Time, values map[string]float64) {
 		s.Last = &Sample{}
 	}
 	s.Last.Src, s.Last.Time = src, t
-	s.Last.Values = copyValuesInto(s.Last.Values, values)
+	if s.Last.Values == nil {
+		s.Last.Values = make(map[string]float64, len(values))
+	}
+	last := s.Last.Values
 
+	b := s.bucketFor(src, t, len(values))
+	// One pass copies the sample into Last and aggregates it: a series of
+	// stat lines is the hot path of a long log.
+	for k, v := range values {
+		last[k] = v
+		a := b.Aggs[k]
+		if a == nil {
+			a = s.newAgg()
+			b.Aggs[k] = a
+		}
+		a.add(v)
+	}
+	if len(last) != len(values) {
+		// last holds every key of values plus stale ones of earlier samples.
+		for k := range last {
+			if _, ok := values[k]; !ok {
+				delete(last, k)
+			}
+		}
+	}
+}
+
+func (s *Series) newAgg() *Agg {
+	if n := len(s.spareAggs); n > 0 {
+		a := s.spareAggs[n-1]
+		s.spareAggs = s.spareAggs[:n-1]
+		*a = Agg{}
+		return a
+	}
+	return &Agg{}
+}
+
+// AddPairs appends a sample given as parallel slices of keys and values,
+// which stat-line parsers fill without building a map. It is Add without the
+// map: same result, fewer hash lookups when consecutive samples have the
+// same keys in the same order. The caller may reuse both slices.
+func (s *Series) AddPairs(src Source, t time.Time, keys []string, vals []float64) {
+	n := min(len(keys), len(vals))
+	keys, vals = keys[:n], vals[:n]
+	if s.PerBucket == 0 {
+		s.PerBucket = 1
+	}
+	s.Count++
+	if s.First == nil {
+		first := make(map[string]float64, n)
+		for i, k := range keys {
+			first[k] = vals[i]
+		}
+		s.First = &Sample{Src: src, Time: t, Values: first}
+	}
+	if s.Last == nil {
+		s.Last = &Sample{}
+	}
+	s.Last.Src, s.Last.Time = src, t
+	if s.Last.Values == nil {
+		s.Last.Values = make(map[string]float64, n)
+	}
+	last := s.Last.Values
+	for i, k := range keys {
+		last[k] = vals[i]
+	}
+	if len(last) != n {
+		for k := range last {
+			if !containsKey(keys, k) {
+				delete(last, k)
+			}
+		}
+	}
+	b := s.bucketFor(src, t, n)
+	same := s.fastBucket == b && len(s.fastKeys) == n
+	for i := 0; same && i < n; i++ {
+		same = s.fastKeys[i] == keys[i]
+	}
+	if !same {
+		s.fastBucket = b
+		s.fastKeys = append(s.fastKeys[:0], keys...)
+		s.fastAggs = s.fastAggs[:0]
+		for _, k := range keys {
+			a := b.Aggs[k]
+			if a == nil {
+				a = s.newAgg()
+				b.Aggs[k] = a
+			}
+			s.fastAggs = append(s.fastAggs, a)
+		}
+	}
+	for i, v := range vals {
+		s.fastAggs[i].add(v)
+	}
+}
+
+func containsKey(keys []string, k string) bool {
+	for _, x := range keys {
+		if x == k {
+			return true
+		}
+	}
+	return false
+}
+
+// bucketFor returns the bucket a sample goes to, starting a new one (and
+// compacting) when the last is full, and counts the sample in it.
+func (s *Series) bucketFor(src Source, t time.Time, n int) *Bucket {
 	var b *Bucket
-	if n := len(s.Buckets); n > 0 && s.Buckets[n-1].N < s.PerBucket {
-		b = s.Buckets[n-1]
+	if k := len(s.Buckets); k > 0 && s.Buckets[k-1].N < s.PerBucket {
+		b = s.Buckets[k-1]
 	} else {
 		if len(s.Buckets) == MaxBuckets {
 			s.compact()
 		}
-		b = &Bucket{Src: src, Start: t, Aggs: make(map[string]*Agg, len(values))}
+		if k := len(s.spare); k > 0 {
+			b = s.spare[k-1]
+			s.spare = s.spare[:k-1]
+			*b = Bucket{Src: src, Start: t, Aggs: b.Aggs}
+		} else {
+			b = &Bucket{Src: src, Start: t, Aggs: make(map[string]*Agg, n)}
+		}
 		s.Buckets = append(s.Buckets, b)
 	}
 	b.N++
@@ -123,18 +247,12 @@ func (s *Series) Add(src Source, t time.Time, values map[string]float64) {
 		}
 		b.End = t
 	}
-	for k, v := range values {
-		a := b.Aggs[k]
-		if a == nil {
-			a = &Agg{}
-			b.Aggs[k] = a
-		}
-		a.add(v)
-	}
+	return b
 }
 
 // compact merges buckets pairwise and doubles the bucket width.
 func (s *Series) compact() {
+	s.fastBucket = nil
 	out := s.Buckets[:0]
 	for i := 0; i < len(s.Buckets); i += 2 {
 		a := s.Buckets[i]
@@ -150,11 +268,14 @@ func (s *Series) compact() {
 			for k, bv := range b.Aggs {
 				av := a.Aggs[k]
 				if av == nil {
-					av = &Agg{}
+					av = s.newAgg()
 					a.Aggs[k] = av
 				}
 				av.merge(bv)
+				s.spareAggs = append(s.spareAggs, bv)
 			}
+			clear(b.Aggs)
+			s.spare = append(s.spare, b)
 		}
 		out = append(out, a)
 	}

@@ -3,16 +3,25 @@ package serverlog
 import (
 	"bytes"
 	"strconv"
+	"strings"
+	"unsafe"
 
 	"github.com/coroner-dev/coroner/parser/facts"
 )
 
-func has(b []byte, s string) bool      { return bytes.HasPrefix(b, []byte(s)) }
-func contains(b []byte, s string) bool { return bytes.Contains(b, []byte(s)) }
+// has and contains take the pattern as a string so that the many literals
+// of this file cost no conversion; neither allocates.
+func has(b []byte, s string) bool { return len(b) >= len(s) && string(b[:len(s)]) == s }
+
+func contains(b []byte, s string) bool { return strings.Contains(bstr(b), s) }
+
+// bstr views b as a string without copying, for searching only: the string
+// must not outlive the call that receives it.
+func bstr(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
 // cut returns what follows prefix, if b starts with it.
 func cut(b []byte, prefix string) ([]byte, bool) {
-	if bytes.HasPrefix(b, []byte(prefix)) {
+	if has(b, prefix) {
 		return b[len(prefix):], true
 	}
 	return nil, false
@@ -27,7 +36,10 @@ func trimDot(b []byte) []byte {
 	return b
 }
 
-// inferLevel gives SGLang's unlevelled lines a level from their text.
+// inferLevel gives SGLang's unlevelled lines a level from their text: the
+// cheap part, by prefix. Words such as "Failed" make an event's level
+// WARNING when it is emitted (see warnWords); they are not looked for on
+// every line.
 func inferLevel(l *line, body []byte) facts.Level {
 	if l.level != facts.LevelNone {
 		return l.level
@@ -35,11 +47,10 @@ func inferLevel(l *line, body []byte) facts.Level {
 	if len(body) == 0 {
 		return facts.LevelNone
 	}
-	if has(body, "Traceback") || looksLikeException(body) || contains(body, "hit an exception") {
+	if has(body, "Traceback") || looksLikeException(body) {
 		return facts.LevelError
 	}
-	if has(body, "Warning") || has(body, "WARNING") || contains(body, "Failed") || contains(body, "failed") ||
-		contains(body, "error") || contains(body, "Error") || contains(body, "deprecated") {
+	if has(body, "Warning") || has(body, "WARNING") {
 		return facts.LevelWarning
 	}
 	switch l.kind {
@@ -47,6 +58,13 @@ func inferLevel(l *line, body []byte) facts.Level {
 		return facts.LevelInfo
 	}
 	return facts.LevelNone
+}
+
+// warnWords reports the words that make an unlevelled line a warning. Real
+// SGLang lines such as "Failed to import amdsmi" are benign, so they are not
+// errors.
+func warnWords(b []byte) bool {
+	return contains(b, "ailed") || contains(b, "rror") || contains(b, "deprecated")
 }
 
 // looksLikeException reports a line such as "RuntimeError: ..." or
@@ -94,16 +112,16 @@ func (p *parser) recognize(l *line, ps *procState, bare bool) *facts.LogEvent {
 			return p.emit(ps, facts.EventVersion, lvl, b[k+2:], map[string]any{"engine": "vllm", "version": string(trimDot(b[k+len("  version "):]))})
 		}
 	}
-	if ev := p.message(l, ps, lvl, b, bare); ev != nil {
+	ev, done := p.message(l, ps, lvl, b, bare)
+	if ev != nil || done {
 		return ev
 	}
-	if contains(b, "out of memory") {
-		if ev := p.oom(ps, b); ev != nil {
+	if l.level != facts.LevelInfo && l.level != facts.LevelDebug {
+		// Signatures that matter wherever they sit in a line; an INFO line
+		// of a levelled format does not carry them.
+		if ev := p.anywhere(ps, lvl, b); ev != nil {
 			return ev
 		}
-	}
-	if contains(b, "Watchdog caught collective operation timeout") {
-		return p.collectiveTimeout(ps, lvl, b)
 	}
 	if lvl.Severe() && !nativeFrame(b) {
 		return p.emit(ps, facts.EventError, lvl, b, nil)
@@ -119,47 +137,77 @@ func nativeFrame(b []byte) bool {
 	return has(b, "@ ") || has(b, "PC: @")
 }
 
-// message is the big table of milestones and failures, by first letter.
-func (p *parser) message(l *line, ps *procState, lvl facts.Level, b []byte, bare bool) *facts.LogEvent {
-	if len(b) == 0 {
-		return nil
-	}
-	if k := bytes.Index(b, []byte("atchdog timeout (")); k >= 0 && k < 64 {
-		// "Watchdog timeout (...)", "Scheduler watchdog timeout (...)".
+// anywhere looks for the signatures that matter wherever they sit in a
+// line: in pytest output, condensed pastes, behind prefixes of tools not
+// known here.
+func (p *parser) anywhere(ps *procState, lvl facts.Level, b []byte) *facts.LogEvent {
+	switch {
+	case contains(b, "out of memory"):
+		return p.oom(ps, b)
+	case contains(b, "Watchdog caught collective operation timeout"):
+		return p.collectiveTimeout(ps, lvl, b)
+	case contains(b, "Engine core initialization failed"):
+		return p.emit(ps, facts.EventEngineInitFailed, facts.LevelError, b, map[string]any{"what": "engine-core"})
+	case contains(b, "atchdog timeout (self.watchdog_timeout="):
 		return p.watchdog(ps, b)
+	}
+	if k := strings.Index(bstr(b), "RPC call to "); k >= 0 && contains(b[k:], "timed out") {
+		return p.rpcTimeout(ps, b)
+	}
+	return nil
+}
+
+// message is the big table of milestones and failures, by first letter. It
+// returns done for lines it consumed without an event (stat lines).
+func (p *parser) message(l *line, ps *procState, lvl facts.Level, b []byte, bare bool) (*facts.LogEvent, bool) {
+	ev, done := p.table(l, ps, lvl, b, bare)
+	return ev, done || ev != nil
+}
+
+func (p *parser) table(l *line, ps *procState, lvl facts.Level, b []byte, bare bool) (*facts.LogEvent, bool) {
+	if len(b) == 0 {
+		return nil, false
+	}
+	switch b[0] {
+	case 'S', 'T', 'D':
+		// "Scheduler watchdog timeout (...)" and the other components' (the
+		// old "Watchdog timeout (...)" is under 'W').
+		if sp := bytes.IndexByte(b[:min(len(b), 32)], ' '); sp > 0 && has(b[sp:], " watchdog timeout (") {
+			return p.watchdog(ps, b), true
+		}
 	}
 	switch b[0] {
 	case 'A':
 		switch {
 		case has(b, "Attention backend not"):
 			if w := wordAfter(b, " Use "); w != nil {
-				return p.emit(ps, facts.EventAttentionBackend, lvl, b, map[string]any{"backend": string(w), "default": true})
+				return p.emit(ps, facts.EventAttentionBackend, lvl, b, map[string]any{"backend": string(w), "default": true}), false
 			}
 			if k := bytes.Index(b, []byte("Falling back to '")); k >= 0 {
 				rest := b[k+len("Falling back to '"):]
 				if e := bytes.IndexByte(rest, '\''); e > 0 {
-					return p.emit(ps, facts.EventAttentionBackend, lvl, b, map[string]any{"backend": string(rest[:e]), "default": true})
+					return p.emit(ps, facts.EventAttentionBackend, lvl, b, map[string]any{"backend": string(rest[:e]), "default": true}), false
 				}
 			}
 		case has(b, "Avg prompt throughput:"):
 			p.statVLLM(ps, facts.EventStatThroughput, nil, b)
-			return nil
+			return nil, true
 		case has(b, "All deep_gemm operations loaded successfully"):
-			return p.emit(ps, facts.EventJITEnd, lvl, b, map[string]any{"what": "deepgemm"})
+			return p.emit(ps, facts.EventJITEnd, lvl, b, map[string]any{"what": "deepgemm"}), false
 		case has(b, "Available KV cache memory:"):
 			if v, ok := numAfter(b, "memory:"); ok {
-				return p.emit(ps, facts.EventAvailableKV, lvl, b, map[string]any{"gib": v})
+				return p.emit(ps, facts.EventAvailableKV, lvl, b, map[string]any{"gib": v}), false
 			}
 		}
 	case 'B':
 		if rest, ok := cut(b, "Building extension module "); ok {
-			return p.emit(ps, facts.EventJITBegin, lvl, b, map[string]any{"what": "torch-extension", "module": string(trimDot(rest))})
+			return p.emit(ps, facts.EventJITBegin, lvl, b, map[string]any{"what": "torch-extension", "module": string(trimDot(rest))}), false
 		}
 	case 'C':
 		switch {
 		case has(b, "Capture "):
 			if ev := p.capture(ps, lvl, b); ev != nil {
-				return ev
+				return ev, false
 			}
 		case has(b, "Custom allreduce is disabled"), has(b, "Custom all-reduce is disabled"):
 			f := map[string]any{"enabled": false}
@@ -170,15 +218,15 @@ func (p *parser) message(l *line, ps *procState, lvl facts.Level, b []byte, bare
 				}
 				f["reason"] = string(trimDot(r))
 			}
-			return p.emit(ps, facts.EventCustomAllReduce, lvl, b, f)
+			return p.emit(ps, facts.EventCustomAllReduce, lvl, b, f), false
 		case has(b, "Compiling a graph for "):
 			f := map[string]any{"stage": "compile"}
 			if v, ok := numAfter(b, " takes"); ok {
 				f["compile_s"] = v
 			}
-			return p.emit(ps, facts.EventTorchCompile, lvl, b, f)
+			return p.emit(ps, facts.EventTorchCompile, lvl, b, f), false
 		case has(b, "Capturing cudagraphs for decoding"), has(b, "Capturing the model for CUDA graphs"):
-			return p.emit(ps, facts.EventGraphBegin, lvl, b, map[string]any{"graph": "cuda graph"})
+			return p.emit(ps, facts.EventGraphBegin, lvl, b, map[string]any{"graph": "cuda graph"}), false
 		case has(b, "Child process unexpectedly failed"):
 			f := map[string]any{}
 			if v, ok := numAfter(b, "exit code"); ok {
@@ -189,51 +237,51 @@ func (p *parser) message(l *line, ps *procState, lvl facts.Level, b []byte, bare
 			if v, ok := numAfter(b, "pid="); ok {
 				f["pid"] = v
 			}
-			return p.emit(ps, facts.EventChildFailed, facts.LevelError, b, f)
+			return p.emit(ps, facts.EventChildFailed, facts.LevelError, b, f), false
 		case has(b, "Creating FlashInfer allreduce workspace") && contains(b, "JIT"):
-			return p.emit(ps, facts.EventJITBegin, lvl, b, map[string]any{"what": "flashinfer"})
+			return p.emit(ps, facts.EventJITBegin, lvl, b, map[string]any{"what": "flashinfer"}), false
 		case has(b, "Chat template warmup completed"):
-			return p.emit(ps, facts.EventWarmup, lvl, b, map[string]any{"what": "chat-template"})
+			return p.emit(ps, facts.EventWarmup, lvl, b, map[string]any{"what": "chat-template"}), false
 		case has(b, "Cannot use FlashAttention"):
-			return p.emit(ps, facts.EventConfigWarning, lvl, b, nil)
+			return p.emit(ps, facts.EventConfigWarning, lvl, b, nil), false
 		case has(b, "Compute Capability < 8.0 is not supported by the V1 Engine"):
-			return p.emit(ps, facts.EventConfigWarning, lvl, b, map[string]any{"fallback": "V0"})
+			return p.emit(ps, facts.EventConfigWarning, lvl, b, map[string]any{"fallback": "V0"}), false
 		case has(b, "CUDA graph is disabled"), has(b, "Cuda graph is disabled"), has(b, "Cudagraph is disabled"):
-			return p.emit(ps, facts.EventConfigWarning, lvl, b, map[string]any{"cuda_graph": false})
+			return p.emit(ps, facts.EventConfigWarning, lvl, b, map[string]any{"cuda_graph": false}), false
 		}
 	case 'D':
 		switch {
 		case has(b, "Decode batch"):
 			if p.statSGLang(ps, facts.EventStatDecode, b[len("Decode batch"):]) {
-				return nil
+				return nil, true
 			}
 		case has(b, "Dynamo bytecode transform time:"):
 			f := map[string]any{"stage": "dynamo"}
 			if v, ok := numAfter(b, "time:"); ok {
 				f["dynamo_s"] = v
 			}
-			return p.emit(ps, facts.EventTorchCompile, lvl, b, f)
+			return p.emit(ps, facts.EventTorchCompile, lvl, b, f), false
 		case has(b, "Directly load the compiled graph"):
 			f := map[string]any{"stage": "load", "cached": true}
 			if v, ok := numAfter(b, "took"); ok {
 				f["load_s"] = v
 			}
-			return p.emit(ps, facts.EventTorchCompile, lvl, b, f)
+			return p.emit(ps, facts.EventTorchCompile, lvl, b, f), false
 		case has(b, "Directly load AOT compilation"):
-			return p.emit(ps, facts.EventTorchCompile, lvl, b, map[string]any{"stage": "load", "cached": true, "aot": true})
+			return p.emit(ps, facts.EventTorchCompile, lvl, b, map[string]any{"stage": "load", "cached": true, "aot": true}), false
 		case has(b, "Decode out of memory happened"):
-			return p.retract(ps, b)
+			return p.retract(ps, b), false
 		case has(b, "Decode out of memory"):
-			return p.emit(ps, facts.EventOOM, facts.LevelError, b, map[string]any{"kind": "kv-cache"})
+			return p.emit(ps, facts.EventOOM, facts.LevelError, b, map[string]any{"kind": "kv-cache"}), false
 		case has(b, "DetokenizerManager hit an exception"), has(b, "DataParallelController hit an exception"):
-			return p.emit(ps, facts.EventSchedulerCrash, facts.LevelError, b, map[string]any{"component": string(b[:bytes.IndexByte(b, ' ')])})
+			return p.emit(ps, facts.EventSchedulerCrash, facts.LevelError, b, map[string]any{"component": string(b[:bytes.IndexByte(b, ' ')])}), false
 		case has(b, "Disaggregation warmup"):
-			return p.emit(ps, facts.EventWarmup, lvl, b, map[string]any{"what": "disaggregation"})
+			return p.emit(ps, facts.EventWarmup, lvl, b, map[string]any{"what": "disaggregation"}), false
 		}
 	case 'E':
 		if has(b, "Engine ") {
 			if ev, ok := p.engineLine(ps, lvl, b); ok {
-				return ev
+				return ev, true
 			}
 		}
 		switch {
@@ -242,42 +290,42 @@ func (p *parser) message(l *line, ps *procState, lvl facts.Level, b []byte, bare
 			if w := wordAfter(b, "Engine core proc "); w != nil {
 				f["proc"] = string(w)
 			}
-			return p.emit(ps, facts.EventEngineDead, facts.LevelError, b, f)
+			return p.emit(ps, facts.EventEngineDead, facts.LevelError, b, f), false
 		case has(b, "Engine core initialization failed"):
-			return p.classifyException(ps, nil, b, b)
+			return p.classifyException(ps, nil, b, b), false
 		case has(b, "Entering DeepGEMM JIT Pre-Compile session"):
-			return p.emit(ps, facts.EventJITBegin, lvl, b, map[string]any{"what": "deepgemm"})
+			return p.emit(ps, facts.EventJITBegin, lvl, b, map[string]any{"what": "deepgemm"}), false
 		case has(b, "EngineCore failed to start"):
-			return p.emit(ps, facts.EventEngineInitFailed, facts.LevelError, b, map[string]any{"what": "engine-core"})
+			return p.emit(ps, facts.EventEngineInitFailed, facts.LevelError, b, map[string]any{"what": "engine-core"}), false
 		case has(b, "EngineCore encountered a fatal error"):
-			return p.emit(ps, facts.EventEngineDead, facts.LevelError, b, nil)
+			return p.emit(ps, facts.EventEngineDead, facts.LevelError, b, nil), false
 		case has(b, "Estimated CUDA graph memory:"):
 			f := map[string]any{}
 			if v, ok := numAfter(b, "memory:"); ok {
 				f["cuda_graph_gib"] = v
 			}
-			return p.emit(ps, facts.EventMemoryProfile, lvl, b, f)
+			return p.emit(ps, facts.EventMemoryProfile, lvl, b, f), false
 		case has(b, "End of disaggregation warmup"):
-			return p.emit(ps, facts.EventWarmup, lvl, b, map[string]any{"what": "disaggregation", "done": true})
+			return p.emit(ps, facts.EventWarmup, lvl, b, map[string]any{"what": "disaggregation", "done": true}), false
 		case has(b, "Emitting ninja build file"):
-			return p.emit(ps, facts.EventJITBegin, lvl, b, map[string]any{"what": "torch-extension"})
+			return p.emit(ps, facts.EventJITBegin, lvl, b, map[string]any{"what": "torch-extension"}), false
 		case has(b, "Exception: WorkerProc initialization failed"):
-			return p.emit(ps, facts.EventEngineInitFailed, facts.LevelError, b, map[string]any{"what": "worker"})
+			return p.emit(ps, facts.EventEngineInitFailed, facts.LevelError, b, map[string]any{"what": "worker"}), false
 		}
 	case 'F':
 		switch {
 		case has(b, "FlashInfer autotune completed"):
-			return p.emit(ps, facts.EventJITEnd, lvl, b, map[string]any{"what": "flashinfer-autotune"})
+			return p.emit(ps, facts.EventJITEnd, lvl, b, map[string]any{"what": "flashinfer-autotune"}), false
 		case has(b, "Free memory on device ("):
-			return p.freeMemory(ps, lvl, b)
+			return p.freeMemory(ps, lvl, b), false
 		case has(b, "Fatal Python error"):
-			return p.emit(ps, facts.EventKilled, facts.LevelCritical, b, map[string]any{"what": "fatal-python-error"})
+			return p.emit(ps, facts.EventKilled, facts.LevelCritical, b, map[string]any{"what": "fatal-python-error"}), false
 		}
 	case 'G':
 		switch {
 		case has(b, "GPU KV cache size:"):
 			if v, ok := numAfter(b, "size:"); ok {
-				return p.emit(ps, facts.EventKVCacheSize, lvl, b, map[string]any{"tokens": v})
+				return p.emit(ps, facts.EventKVCacheSize, lvl, b, map[string]any{"tokens": v}), false
 			}
 		case has(b, "Graph capturing finished"):
 			f := map[string]any{"graph": "cuda graph"}
@@ -287,46 +335,46 @@ func (p *parser) message(l *line, ps *procState, lvl facts.Level, b []byte, bare
 			if v, ok := numAfter(b, "took"); ok {
 				f["mem_gib"] = v
 			}
-			return p.emit(ps, facts.EventGraphEnd, lvl, b, f)
+			return p.emit(ps, facts.EventGraphEnd, lvl, b, f), false
 		case has(b, "Gracefully exiting"):
-			return p.emit(ps, facts.EventShutdown, lvl, b, map[string]any{"what": "graceful-exit"})
+			return p.emit(ps, facts.EventShutdown, lvl, b, map[string]any{"what": "graceful-exit"}), false
 		}
 	case 'H':
 		if has(b, "Health check failed") {
-			return p.emit(ps, facts.EventError, facts.LevelError, b, map[string]any{"what": "health-check"})
+			return p.emit(ps, facts.EventError, facts.LevelError, b, map[string]any{"what": "health-check"}), false
 		}
 	case 'I':
 		switch {
 		case has(b, "Init torch distributed begin"):
-			return p.emit(ps, facts.EventDistInitBegin, lvl, b, nil)
+			return p.emit(ps, facts.EventDistInitBegin, lvl, b, nil), false
 		case has(b, "Init torch distributed ends"):
 			f := map[string]any{}
 			kvEq(b[len("Init torch distributed ends."):], f)
-			return p.emit(ps, facts.EventDistInitEnd, lvl, b, f)
+			return p.emit(ps, facts.EventDistInitEnd, lvl, b, f), false
 		case has(b, "Initializing a V1 LLM engine"), has(b, "Initializing a V0 LLM engine"), has(b, "Initializing an LLM engine"):
-			return p.engineInit(ps, lvl, b)
+			return p.engineInit(ps, lvl, b), false
 		case has(b, "Initialization failed"):
 			f := map[string]any{"what": "init"}
 			if contains(b, "warmup") {
 				f["what"] = "warmup"
 			}
-			return p.emit(ps, facts.EventEngineInitFailed, facts.LevelError, b, f)
+			return p.emit(ps, facts.EventEngineInitFailed, facts.LevelError, b, f), false
 		case has(b, "Initial profiling/warmup run took"):
 			f := map[string]any{"what": "profiling"}
 			if v, ok := numAfter(b, "took"); ok {
 				f["elapsed_s"] = v
 			}
-			return p.emit(ps, facts.EventWarmup, lvl, b, f)
+			return p.emit(ps, facts.EventWarmup, lvl, b, f), false
 		}
 	case 'K':
 		switch {
 		case has(b, "KV Cache is allocated"):
-			return p.kvAlloc(ps, lvl, b)
+			return p.kvAlloc(ps, lvl, b), false
 		case has(b, "KV cache pool is full"):
-			return p.retract(ps, b)
+			return p.retract(ps, b), false
 		case has(b, "Killed"):
 			if len(trimDot(b)) == len("Killed") {
-				return p.emit(ps, facts.EventKilled, facts.LevelError, b, map[string]any{"signal": "SIGKILL"})
+				return p.emit(ps, facts.EventKilled, facts.LevelError, b, map[string]any{"signal": "SIGKILL"}), false
 			}
 		}
 	case 'L':
@@ -336,25 +384,25 @@ func (p *parser) message(l *line, ps *procState, lvl facts.Level, b []byte, bare
 			if v, ok := numAfter(b, "avail mem="); ok {
 				f["avail_mem_gb"] = v
 			}
-			return p.emit(ps, facts.EventLoadBegin, lvl, b, f)
+			return p.emit(ps, facts.EventLoadBegin, lvl, b, f), false
 		case has(b, "Load weight end"):
 			f := map[string]any{}
 			kvEq(b[len("Load weight end."):], f)
-			return p.emit(ps, facts.EventLoadEnd, lvl, b, f)
+			return p.emit(ps, facts.EventLoadEnd, lvl, b, f), false
 		case has(b, "Loading weights took"):
 			f := map[string]any{"stage": "weights"}
 			if v, ok := numAfter(b, "took"); ok {
 				f["elapsed_s"] = v
 			}
-			return p.emit(ps, facts.EventLoadEnd, lvl, b, f)
+			return p.emit(ps, facts.EventLoadEnd, lvl, b, f), false
 		case has(b, "Loading model weights took"):
 			f := map[string]any{"stage": "model"}
 			if v, ok := numAfter(b, "took"); ok {
 				f["mem_gb"] = v
 			}
-			return p.emit(ps, facts.EventLoadEnd, lvl, b, f)
+			return p.emit(ps, facts.EventLoadEnd, lvl, b, f), false
 		case has(b, "Loading extension module "):
-			return p.emit(ps, facts.EventJITEnd, lvl, b, map[string]any{"what": "torch-extension", "module": string(trimDot(b[len("Loading extension module "):]))})
+			return p.emit(ps, facts.EventJITEnd, lvl, b, map[string]any{"what": "torch-extension", "module": string(trimDot(b[len("Loading extension module "):]))}), false
 		}
 	case 'M':
 		switch {
@@ -363,7 +411,7 @@ func (p *parser) message(l *line, ps *procState, lvl facts.Level, b []byte, bare
 			if v, ok := numAfter(b, "avail mem="); ok {
 				f["avail_mem_gb"] = v
 			}
-			return p.emit(ps, facts.EventMemPoolEnd, lvl, b, f)
+			return p.emit(ps, facts.EventMemPoolEnd, lvl, b, f), false
 		case has(b, "Model loading took"):
 			f := map[string]any{"stage": "model"}
 			if v, ok := numAfter(b, "took"); ok {
@@ -372,13 +420,13 @@ func (p *parser) message(l *line, ps *procState, lvl facts.Level, b []byte, bare
 			if v, ok := numAfter(b, " and "); ok {
 				f["elapsed_s"] = v
 			}
-			return p.emit(ps, facts.EventLoadEnd, lvl, b, f)
+			return p.emit(ps, facts.EventLoadEnd, lvl, b, f), false
 		case has(b, "Memory profiling takes"):
 			f := map[string]any{}
 			if v, ok := numAfter(b, "takes"); ok {
 				f["elapsed_s"] = v
 			}
-			return p.emit(ps, facts.EventMemoryProfile, lvl, b, f)
+			return p.emit(ps, facts.EventMemoryProfile, lvl, b, f), false
 		case has(b, "Maximum concurrency for"):
 			f := map[string]any{}
 			if v, ok := numAfter(b, "concurrency for"); ok {
@@ -387,7 +435,7 @@ func (p *parser) message(l *line, ps *procState, lvl facts.Level, b []byte, bare
 			if v, ok := numAfter(b, "per request:"); ok {
 				f["concurrency"] = v
 			}
-			return p.emit(ps, facts.EventMaxConcurrency, lvl, b, f)
+			return p.emit(ps, facts.EventMaxConcurrency, lvl, b, f), false
 		}
 	case 'N':
 		switch {
@@ -396,42 +444,42 @@ func (p *parser) message(l *line, ps *procState, lvl facts.Level, b []byte, bare
 			if v, ok := numAfter(b, "found in"); ok {
 				f["wait_s"] = v
 			}
-			return p.emit(ps, facts.EventSHMWait, facts.LevelWarning, b, f)
+			return p.emit(ps, facts.EventSHMWait, facts.LevelWarning, b, f), false
 		case has(b, "Not enough memory"), has(b, "No available memory for the cache blocks"):
-			return p.emit(ps, facts.EventKVInsufficient, facts.LevelError, b, nil)
+			return p.emit(ps, facts.EventKVInsufficient, facts.LevelError, b, nil), false
 		case has(b, "NCCL version "):
-			return p.emit(ps, facts.EventNCCLVersion, lvl, b, map[string]any{"version": string(wordAfter(b, "NCCL version "))})
+			return p.emit(ps, facts.EventNCCLVersion, lvl, b, map[string]any{"version": string(wordAfter(b, "NCCL version "))}), false
 		}
 	case 'P':
 		switch {
 		case has(b, "Prefill batch"):
 			if p.statSGLang(ps, facts.EventStatPrefill, b[len("Prefill batch"):]) {
-				return nil
+				return nil, true
 			}
 		case has(b, "Prefix cache hit rate: GPU:"):
 			p.prefixCacheV0(ps, b)
-			return nil
+			return nil, true
 		case has(b, "Prefill out of memory"):
-			return p.emit(ps, facts.EventOOM, facts.LevelError, b, map[string]any{"kind": "kv-cache"})
+			return p.emit(ps, facts.EventOOM, facts.LevelError, b, map[string]any{"kind": "kv-cache"}), false
 		case has(b, "Piecewise CUDA Graph failed"):
-			return p.emit(ps, facts.EventGraphFailed, facts.LevelError, b, map[string]any{"graph": "piecewise CUDA graph"})
+			return p.emit(ps, facts.EventGraphFailed, facts.LevelError, b, map[string]any{"graph": "piecewise CUDA graph"}), false
 		case has(b, "Parent process exited, terminating worker"):
-			return p.emit(ps, facts.EventShutdown, lvl, b, map[string]any{"what": "parent-exited"})
+			return p.emit(ps, facts.EventShutdown, lvl, b, map[string]any{"what": "parent-exited"}), false
 		case has(b, "Profiling CUDA graph memory"):
-			return p.emit(ps, facts.EventMemoryProfile, lvl, b, nil)
+			return p.emit(ps, facts.EventMemoryProfile, lvl, b, nil), false
 		}
 	case 'R':
 		switch {
 		case has(b, "Received sigquit from a child proces"):
-			return p.emit(ps, facts.EventSigquit, facts.LevelError, b, nil)
+			return p.emit(ps, facts.EventSigquit, facts.LevelError, b, nil), false
 		case has(b, "Rank ") && contains(b, "scheduler is dead"):
 			f := map[string]any{"what": "scheduler"}
 			if v, ok := numAfter(b, "Rank"); ok {
 				f["rank"] = v
 			}
-			return p.emit(ps, facts.EventChildFailed, facts.LevelError, b, f)
+			return p.emit(ps, facts.EventChildFailed, facts.LevelError, b, f), false
 		case has(b, "Rank ") && contains(b, "scheduler died during initialization"):
-			return p.schedulerDied(ps, b)
+			return p.schedulerDied(ps, b), false
 		case has(b, "Route: "):
 			rest := b[len("Route: "):]
 			f := map[string]any{}
@@ -441,56 +489,56 @@ func (p *parser) message(l *line, ps *procState, lvl facts.Level, b []byte, bare
 			} else {
 				f["path"] = string(rest)
 			}
-			return p.emit(ps, facts.EventRoute, lvl, b, f)
+			return p.emit(ps, facts.EventRoute, lvl, b, f), false
 		case has(b, "Running FlashInfer autotune"):
-			return p.emit(ps, facts.EventJITBegin, lvl, b, map[string]any{"what": "flashinfer-autotune"})
+			return p.emit(ps, facts.EventJITBegin, lvl, b, map[string]any{"what": "flashinfer-autotune"}), false
 		case has(b, "RPC call to "):
-			return p.rpcTimeout(ps, b)
+			return p.rpcTimeout(ps, b), false
 		}
 	case 'S':
 		switch {
 		case has(b, "Scheduler hit an exception"):
-			return p.emit(ps, facts.EventSchedulerCrash, facts.LevelError, b, map[string]any{"component": "Scheduler"})
+			return p.emit(ps, facts.EventSchedulerCrash, facts.LevelError, b, map[string]any{"component": "Scheduler"}), false
 		case has(b, "SpecDecoding metrics:"), has(b, "Speculative metrics:"):
 			p.statSpec(ps, b)
-			return nil
+			return nil, true
 		case has(b, "Scheduler or DataParallelController"):
 			f := map[string]any{"what": "scheduler"}
 			if v, ok := numAfter(b, "terminated with"); ok {
 				f["exit_code"] = v
 			}
-			return p.emit(ps, facts.EventChildFailed, facts.LevelError, b, f)
+			return p.emit(ps, facts.EventChildFailed, facts.LevelError, b, f), false
 		case has(b, "SIGQUIT received"):
-			return p.emit(ps, facts.EventSigquit, facts.LevelError, b, nil)
+			return p.emit(ps, facts.EventSigquit, facts.LevelError, b, nil), false
 		case has(b, "SIGTERM received"), has(b, "SIGINT received"):
-			return p.emit(ps, facts.EventShutdown, lvl, b, map[string]any{"signal": string(b[:bytes.IndexByte(b, ' ')])})
+			return p.emit(ps, facts.EventShutdown, lvl, b, map[string]any{"signal": string(b[:bytes.IndexByte(b, ' ')])}), false
 		case has(b, "Subprocess ") && contains(b, "crashed with exit code"):
-			return p.subprocessCrashed(ps, b)
+			return p.subprocessCrashed(ps, b), false
 		case has(b, "Starting to load model"):
 			f := map[string]any{}
 			if rest, ok := cut(b, "Starting to load model "); ok {
 				f["model"] = string(bytes.TrimSuffix(bytes.TrimSpace(rest), []byte("...")))
 			}
-			return p.emit(ps, facts.EventLoadBegin, lvl, b, f)
+			return p.emit(ps, facts.EventLoadBegin, lvl, b, f), false
 		case has(b, "Starting vLLM"):
 			f := map[string]any{"server": "vllm"}
 			if k := bytes.Index(b, []byte("http")); k >= 0 {
 				f["url"] = string(trimDot(b[k:]))
 			}
-			return p.emit(ps, facts.EventHTTPStart, lvl, b, f)
+			return p.emit(ps, facts.EventHTTPStart, lvl, b, f), false
 		case has(b, "Start of pd disaggregation warmup"):
-			return p.emit(ps, facts.EventWarmup, lvl, b, map[string]any{"what": "disaggregation"})
+			return p.emit(ps, facts.EventWarmup, lvl, b, map[string]any{"what": "disaggregation"}), false
 		case has(b, "Skipping CUDA graph capture"):
-			return p.emit(ps, facts.EventConfigWarning, lvl, b, map[string]any{"cuda_graph": false})
+			return p.emit(ps, facts.EventConfigWarning, lvl, b, map[string]any{"cuda_graph": false}), false
 		case has(b, "Segmentation fault"):
-			return p.emit(ps, facts.EventKilled, facts.LevelCritical, b, map[string]any{"signal": "SIGSEGV"})
+			return p.emit(ps, facts.EventKilled, facts.LevelCritical, b, map[string]any{"signal": "SIGSEGV"}), false
 		case has(b, "Started server process"):
-			return p.uvicornStarted(ps, lvl, b)
+			return p.uvicornStarted(ps, lvl, b), false
 		}
 	case 'T':
 		switch {
 		case has(b, "The server is fired up and ready to roll"):
-			return p.emit(ps, facts.EventReady, facts.LevelInfo, b, map[string]any{"server": "sglang"})
+			return p.emit(ps, facts.EventReady, facts.LevelInfo, b, map[string]any{"server": "sglang"}), false
 		case has(b, "Time spent downloading weights"):
 			f := map[string]any{}
 			if k := bytes.LastIndex(b, []byte(": ")); k > 0 {
@@ -501,17 +549,17 @@ func (p *parser) message(l *line, ps *procState, lvl facts.Level, b []byte, bare
 					f["model"] = string(b[m+5 : k])
 				}
 			}
-			return p.emit(ps, facts.EventWeightsDownload, lvl, b, f)
+			return p.emit(ps, facts.EventWeightsDownload, lvl, b, f), false
 		case has(b, "Triton kernel JIT compilation during inference"), has(b, "CuTeDSL JIT compilation during inference"):
 			f := map[string]any{"what": "triton-inference"}
 			if k := bytes.Index(b, []byte("inference: ")); k >= 0 {
 				f["kernel"] = string(trimDot(wordUntil(b[k+len("inference: "):], '.')))
 			}
-			return p.emit(ps, facts.EventJITProgress, lvl, b, f)
+			return p.emit(ps, facts.EventJITProgress, lvl, b, f), false
 		case has(b, "TileLang begins to compile kernel"):
-			return p.emit(ps, facts.EventJITBegin, lvl, b, map[string]any{"what": "tilelang"})
+			return p.emit(ps, facts.EventJITBegin, lvl, b, map[string]any{"what": "tilelang"}), false
 		case has(b, "TileLang completes"):
-			return p.emit(ps, facts.EventJITEnd, lvl, b, map[string]any{"what": "tilelang"})
+			return p.emit(ps, facts.EventJITEnd, lvl, b, map[string]any{"what": "tilelang"}), false
 		case has(b, "Try DeepGEMM JIT Compiling for"):
 			f := map[string]any{"what": "deepgemm"}
 			if k := bytes.IndexByte(b, '<'); k >= 0 {
@@ -519,13 +567,13 @@ func (p *parser) message(l *line, ps *procState, lvl facts.Level, b []byte, bare
 					f["kernel"] = string(b[k+1 : k+e])
 				}
 			}
-			return p.emit(ps, facts.EventJITProgress, lvl, b, f)
+			return p.emit(ps, facts.EventJITProgress, lvl, b, f), false
 		case has(b, "TokenizerManager hit an exception"):
-			return p.emit(ps, facts.EventSchedulerCrash, facts.LevelError, b, map[string]any{"component": "TokenizerManager"})
+			return p.emit(ps, facts.EventSchedulerCrash, facts.LevelError, b, map[string]any{"component": "TokenizerManager"}), false
 		case has(b, "TP rank ") && contains(b, "other ranks that didn't finish loading"):
-			return p.emit(ps, facts.EventError, facts.LevelError, b, map[string]any{"what": "load-barrier"})
+			return p.emit(ps, facts.EventError, facts.LevelError, b, map[string]any{"what": "load-barrier"}), false
 		case has(b, "The number of required GPUs exceeds the total number of available GPUs"):
-			return p.emit(ps, facts.EventConfigWarning, facts.LevelWarning, b, map[string]any{"what": "placement-group"})
+			return p.emit(ps, facts.EventConfigWarning, facts.LevelWarning, b, map[string]any{"what": "placement-group"}), false
 		}
 	case 'U':
 		switch {
@@ -534,52 +582,52 @@ func (p *parser) message(l *line, ps *procState, lvl facts.Level, b []byte, bare
 			if k := bytes.IndexByte(b, '['); k >= 0 {
 				f["format"] = string(b[k:])
 			}
-			return p.emit(ps, facts.EventWeightsFormat, lvl, b, f)
+			return p.emit(ps, facts.EventWeightsFormat, lvl, b, f), false
 		case has(b, "Using cache directory:") && contains(b, "torch.compile"):
 			f := map[string]any{"stage": "begin"}
 			if w := wordAfter(b, "directory: "); w != nil {
 				f["cache_dir"] = string(w)
 			}
-			return p.emit(ps, facts.EventTorchCompile, lvl, b, f)
+			return p.emit(ps, facts.EventTorchCompile, lvl, b, f), false
 		case has(b, "Using ") && (contains(b, "backend") || has(b, "Using FlashAttention version")):
 			if ev := p.vllmBackend(ps, lvl, b); ev != nil {
-				return ev
+				return ev, false
 			}
 		case has(b, "Use ") && contains(b, "attention backend"):
 			f := map[string]any{}
 			if w := wordAfter(b, "Use "); w != nil {
 				f["backend"] = string(w)
 			}
-			return p.emit(ps, facts.EventAttentionBackend, lvl, b, f)
+			return p.emit(ps, facts.EventAttentionBackend, lvl, b, f), false
 		case has(b, "Uvicorn running on"):
 			f := map[string]any{"server": "uvicorn"}
 			if w := wordAfter(b, "running on "); w != nil {
 				f["url"] = string(w)
 			}
-			return p.emit(ps, facts.EventHTTPStart, lvl, b, f)
+			return p.emit(ps, facts.EventHTTPStart, lvl, b, f), false
 		}
 	case 'W':
 		switch {
 		case has(b, "Watchdog timeout"):
-			return p.watchdog(ps, b)
+			return p.watchdog(ps, b), false
 		case has(b, "Waiting for creating a placement group"):
 			f := map[string]any{}
 			if v, ok := numAfter(b, "specs for"); ok {
 				f["wait_s"] = v
 			}
-			return p.emit(ps, facts.EventPlacementWait, facts.LevelWarning, b, f)
+			return p.emit(ps, facts.EventPlacementWait, facts.LevelWarning, b, f), false
 		case has(b, "Worker proc ") && contains(b, "died unexpectedly"):
 			f := map[string]any{}
 			if w := wordAfter(b, "Worker proc "); w != nil {
 				f["worker"] = string(w)
 			}
-			return p.emit(ps, facts.EventWorkerDied, facts.LevelError, b, f)
+			return p.emit(ps, facts.EventWorkerDied, facts.LevelError, b, f), false
 		case has(b, "WorkerProc was terminated"):
-			return p.emit(ps, facts.EventShutdown, lvl, b, map[string]any{"what": "worker-terminated"})
+			return p.emit(ps, facts.EventShutdown, lvl, b, map[string]any{"what": "worker-terminated"}), false
 		case has(b, "WorkerProc failed to start"):
-			return p.emit(ps, facts.EventEngineInitFailed, facts.LevelError, b, map[string]any{"what": "worker"})
+			return p.emit(ps, facts.EventEngineInitFailed, facts.LevelError, b, map[string]any{"what": "worker"}), false
 		case has(b, "Warming up"):
-			return p.emit(ps, facts.EventWarmup, lvl, b, nil)
+			return p.emit(ps, facts.EventWarmup, lvl, b, nil), false
 		}
 	case 't':
 		switch {
@@ -590,7 +638,7 @@ func (p *parser) message(l *line, ps *procState, lvl facts.Level, b []byte, bare
 			} else if v, ok := numAfter(b, " took"); ok {
 				f["elapsed_s"] = v
 			}
-			return p.emit(ps, facts.EventTorchCompileEnd, lvl, b, f)
+			return p.emit(ps, facts.EventTorchCompileEnd, lvl, b, f), false
 		case has(b, "the current vLLM instance can use total_gpu_memory"):
 			f := map[string]any{}
 			if v, ok := numAfter(b, "total_gpu_memory ("); ok {
@@ -602,13 +650,13 @@ func (p *parser) message(l *line, ps *procState, lvl facts.Level, b []byte, bare
 			if v, ok := numAfter(b, ") = "); ok {
 				f["usable_gib"] = v
 			}
-			return p.emit(ps, facts.EventMemoryProfile, lvl, b, f)
+			return p.emit(ps, facts.EventMemoryProfile, lvl, b, f), false
 		}
 	case 'm':
 		if has(b, "max_total_num_tokens=") {
 			f := map[string]any{}
 			kvEq(b, f)
-			return p.emit(ps, facts.EventMaxTotalTokens, lvl, b, f)
+			return p.emit(ps, facts.EventMaxTotalTokens, lvl, b, f), false
 		}
 		if has(b, "model weights take") {
 			f := map[string]any{}
@@ -624,7 +672,7 @@ func (p *parser) message(l *line, ps *procState, lvl facts.Level, b []byte, bare
 			if v, ok := numAfter(b, "reserved for KV Cache is"); ok {
 				f["kv_cache_gib"] = v
 			}
-			return p.emit(ps, facts.EventMemoryProfile, lvl, b, f)
+			return p.emit(ps, facts.EventMemoryProfile, lvl, b, f), false
 		}
 	case '#':
 		if has(b, "# cuda blocks:") || has(b, "# GPU blocks:") {
@@ -635,7 +683,7 @@ func (p *parser) message(l *line, ps *procState, lvl facts.Level, b []byte, bare
 			if v, ok := numAfter(b, "# CPU blocks:"); ok {
 				f["cpu_blocks"] = v
 			}
-			return p.emit(ps, facts.EventKVCacheSize, lvl, b, f)
+			return p.emit(ps, facts.EventKVCacheSize, lvl, b, f), false
 		}
 	case 'i':
 		if has(b, "init engine") && contains(b, "took") {
@@ -646,36 +694,36 @@ func (p *parser) message(l *line, ps *procState, lvl facts.Level, b []byte, bare
 			if v, ok := numAfter(b, "compilation:"); ok {
 				f["compilation_s"] = v
 			}
-			return p.emit(ps, facts.EventInitEngineDone, lvl, b, f)
+			return p.emit(ps, facts.EventInitEngineDone, lvl, b, f), false
 		}
 	case 'n':
 		if has(b, "non-default args: {") {
-			return p.argsDump(ps, lvl, b, b[len("non-default args: "):], "non-default-args", facts.EventNonDefaultArgs, false)
+			return p.argsDump(ps, lvl, b, b[len("non-default args: "):], "non-default-args", facts.EventNonDefaultArgs, false), false
 		}
 	case 'a':
 		if has(b, "args: Namespace(") {
-			return p.argsDump(ps, lvl, b, b[len("args: "):], "non-default-args", facts.EventNonDefaultArgs, true)
+			return p.argsDump(ps, lvl, b, b[len("args: "):], "non-default-args", facts.EventNonDefaultArgs, true), false
 		}
 	case 'r':
 		switch {
 		case has(b, "reading GPU P2P access cache from"):
-			return p.emit(ps, facts.EventP2P, lvl, b, map[string]any{"cache": string(trimDot(b[len("reading GPU P2P access cache from "):]))})
+			return p.emit(ps, facts.EventP2P, lvl, b, map[string]any{"cache": string(trimDot(b[len("reading GPU P2P access cache from "):]))}), false
 		case has(b, "rank ") && contains(b, " is assigned as "):
-			return p.rankAssigned(ps, lvl, b)
+			return p.rankAssigned(ps, lvl, b), false
 		}
 	case 's':
 		switch {
 		case has(b, "server_args=ServerArgs("):
-			return p.argsDump(ps, lvl, b, b[len("server_args="):], "server-args", facts.EventServerArgs, false)
+			return p.argsDump(ps, lvl, b, b[len("server_args="):], "server-args", facts.EventServerArgs, false), false
 		case has(b, "sglang is using nccl=="):
-			return p.emit(ps, facts.EventNCCLVersion, lvl, b, map[string]any{"version": string(trimDot(b[len("sglang is using nccl=="):]))})
+			return p.emit(ps, facts.EventNCCLVersion, lvl, b, map[string]any{"version": string(trimDot(b[len("sglang is using nccl=="):]))}), false
 		}
 	case 'v':
 		switch {
 		case has(b, "vLLM API server version "):
-			return p.emit(ps, facts.EventVersion, lvl, b, map[string]any{"engine": "vllm", "version": string(trimDot(b[len("vLLM API server version "):]))})
+			return p.emit(ps, facts.EventVersion, lvl, b, map[string]any{"engine": "vllm", "version": string(trimDot(b[len("vLLM API server version "):]))}), false
 		case has(b, "vLLM is using nccl=="):
-			return p.emit(ps, facts.EventNCCLVersion, lvl, b, map[string]any{"version": string(trimDot(b[len("vLLM is using nccl=="):]))})
+			return p.emit(ps, facts.EventNCCLVersion, lvl, b, map[string]any{"version": string(trimDot(b[len("vLLM is using nccl=="):]))}), false
 		}
 	case 'w':
 		if has(b, "world_size=") && contains(b, "distributed_init_method=") {
@@ -689,12 +737,12 @@ func (p *parser) message(l *line, ps *procState, lvl facts.Level, b []byte, bare
 					}
 				}
 			}
-			return p.emit(ps, facts.EventDistInitBegin, lvl, b, f)
+			return p.emit(ps, facts.EventDistInitBegin, lvl, b, f), false
 		}
 	case '[':
 		switch {
 		case has(b, "[shutdown] "):
-			return p.emit(ps, facts.EventShutdown, lvl, b, map[string]any{"what": string(b[len("[shutdown] "):min(len(b), len("[shutdown] ")+64)])})
+			return p.emit(ps, facts.EventShutdown, lvl, b, map[string]any{"what": string(b[len("[shutdown] "):min(len(b), len("[shutdown] ")+64)])}), false
 		case has(b, "[AR] "):
 			f := map[string]any{}
 			if contains(b, "custom AR disabled") {
@@ -702,7 +750,7 @@ func (p *parser) message(l *line, ps *procState, lvl facts.Level, b []byte, bare
 			} else if has(b, "[AR] Using ") {
 				f["enabled"] = true
 			}
-			return p.emit(ps, facts.EventCustomAllReduce, lvl, b, f)
+			return p.emit(ps, facts.EventCustomAllReduce, lvl, b, f), false
 		}
 	case '*':
 		if has(b, "*** SIGTERM received") || has(b, "*** SIGKILL") || has(b, "*** SIGSEGV received") || has(b, "*** SIGABRT received") {
@@ -710,53 +758,45 @@ func (p *parser) message(l *line, ps *procState, lvl facts.Level, b []byte, bare
 			if e := bytes.IndexByte(sig, ' '); e > 0 {
 				sig = sig[:e]
 			}
-			return p.emit(ps, facts.EventSignal, facts.LevelWarning, b, map[string]any{"signal": string(sig)})
+			return p.emit(ps, facts.EventSignal, facts.LevelWarning, b, map[string]any{"signal": string(sig)}), false
 		}
 	case '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
 		if ev, ok := p.engineLine(ps, lvl, b); ok {
-			return ev
+			return ev, true
 		}
 	case 'f':
 		if has(b, "flashinfer.jit: ") {
-			return p.flashinfer(l, ps, lvl, b[len("flashinfer.jit: "):])
+			return p.flashinfer(l, ps, lvl, b[len("flashinfer.jit: "):]), false
 		}
 	case '/':
 		if ev := p.pyWarning(ps, b); ev != nil {
-			return ev
+			return ev, false
 		}
 	}
 	if looksLikeException(b) {
 		// An exception line outside a traceback ("RuntimeError: ...").
-		return p.exceptionLine(ps, b)
+		return p.exceptionLine(ps, b), false
 	}
 	if bare || l.tag != nil {
 		if ev := p.cmdline(ps, b); ev != nil {
-			return ev
+			return ev, false
 		}
 		if ev := p.ninja(ps, b); ev != nil {
-			return ev
+			return ev, false
 		}
 		if b[0] != '/' {
 			if ev := p.pyWarning(ps, b); ev != nil {
-				return ev
+				return ev, false
 			}
 		}
 	}
-	// Signatures that matter wherever they sit in a line (pytest output,
-	// condensed pastes, prefixes of tools not known here).
-	if contains(b, "Engine core initialization failed") {
-		return p.emit(ps, facts.EventEngineInitFailed, facts.LevelError, b, map[string]any{"what": "engine-core"})
-	}
-	if k := bytes.Index(b, []byte("RPC call to ")); k >= 0 && contains(b[k:], "timed out") {
-		return p.rpcTimeout(ps, b)
-	}
 	if has(b, "terminate called after throwing an instance of") {
-		return p.emit(ps, facts.EventError, facts.LevelCritical, b, map[string]any{"what": "c++-terminate"})
+		return p.emit(ps, facts.EventError, facts.LevelCritical, b, map[string]any{"what": "c++-terminate"}), false
 	}
 	if has(b, "Aborted (core dumped)") {
-		return p.emit(ps, facts.EventKilled, facts.LevelCritical, b, map[string]any{"signal": "SIGABRT"})
+		return p.emit(ps, facts.EventKilled, facts.LevelCritical, b, map[string]any{"signal": "SIGABRT"}), false
 	}
-	return nil
+	return nil, false
 }
 
 func wordUntil(b []byte, c byte) []byte {
@@ -1032,7 +1072,7 @@ func (p *parser) freeMemory(ps *procState, lvl facts.Level, b []byte) *facts.Log
 		}
 	}
 	for _, k := range [...]struct{ key, name string }{{" for weight", "weights_gib"}, {" for peak activation", "activation_gib"}, {" for non-torch memory", "non_torch_gib"}, {" for CUDAGraph memory", "cuda_graph_gib"}} {
-		if i := bytes.Index(b, []byte(k.key)); i > 0 {
+		if i := strings.Index(bstr(b), k.key); i > 0 {
 			j := i - 1
 			for j >= 0 && b[j] != ' ' {
 				j--
@@ -1103,7 +1143,7 @@ func (p *parser) oom(ps *procState, b []byte) *facts.LogEvent {
 // gibAfter reads a size after key and converts it to GiB ("565.31 MiB",
 // "0 bytes").
 func gibAfter(b []byte, key string) (float64, bool) {
-	k := bytes.Index(b, []byte(key))
+	k := strings.Index(bstr(b), key)
 	if k < 0 {
 		return 0, false
 	}
@@ -1115,7 +1155,7 @@ func gibAfter(b []byte, key string) (float64, bool) {
 // gibBefore reads the size that ends right before key ("27.91 GiB already
 // allocated").
 func gibBefore(b []byte, key string) (float64, bool) {
-	k := bytes.Index(b, []byte(key))
+	k := strings.Index(bstr(b), key)
 	if k <= 0 {
 		return 0, false
 	}
@@ -1377,13 +1417,13 @@ func (p *parser) request(ps *procState, lvl facts.Level, b []byte) *facts.LogEve
 	if n == 0 {
 		return nil
 	}
-	clear(p.values)
-	p.values["status"] = st
+	p.resetKV()
+	p.put("status", st)
 	switch {
 	case st >= 500:
-		p.values["server_error"] = 1
+		p.put("server_error", 1)
 	case st >= 400:
-		p.values["client_error"] = 1
+		p.put("client_error", 1)
 	}
 	p.addSample(ps, facts.EventRequest, nil)
 	keep := p.requests < maxReqEvents || (st >= 400 && p.errRequests < maxErrReqEvent)

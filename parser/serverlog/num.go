@@ -3,6 +3,7 @@ package serverlog
 import (
 	"bytes"
 	"strconv"
+	"strings"
 )
 
 // parseNum reads a decimal number at b[0]: an optional sign, digits with
@@ -90,7 +91,7 @@ func slowNum(b []byte, neg bool) float64 {
 // numAfter finds key in b and reads the number that follows it, after
 // spaces, '=' or ':'.
 func numAfter(b []byte, key string) (float64, bool) {
-	k := bytes.Index(b, []byte(key))
+	k := strings.Index(bstr(b), key)
 	if k < 0 {
 		return 0, false
 	}
@@ -106,7 +107,7 @@ func numAfter(b []byte, key string) (float64, bool) {
 // wordAfter finds key and returns the token after it, up to a space, comma
 // or closing bracket.
 func wordAfter(b []byte, key string) []byte {
-	k := bytes.Index(b, []byte(key))
+	k := strings.Index(bstr(b), key)
 	if k < 0 {
 		return nil
 	}

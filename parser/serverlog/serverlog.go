@@ -119,7 +119,9 @@ type parser struct {
 	bad    bool // the current physical line is not valid UTF-8
 	ansi   []byte
 
-	// The current segment.
+	// The current segment. inferred is set when its level was guessed from
+	// the text, not printed.
+	inferred  bool
 	t         time.Time
 	hasT      bool
 	inherited bool
@@ -141,7 +143,9 @@ type parser struct {
 	events   eventBuf
 	bars     int
 	barList  []*barState
-	values   map[string]float64
+	keys     []string // the stat sample being read
+	vals     []float64
+	memo     []keyMemo
 	keyCache map[string]string
 
 	sgMarks, vlMarks int
@@ -160,7 +164,6 @@ func newParser(in *textio.Input, kind facts.Kind, out *facts.Facts) *parser {
 		log:      &facts.Log{Path: in.Path, Engine: facts.EngineUnknown},
 		procs:    map[string]*procState{},
 		byName:   map[string]*procState{},
-		values:   make(map[string]float64, 32),
 		keyCache: map[string]string{},
 		ncclSeen: map[string]bool{},
 	}
@@ -295,6 +298,7 @@ func (p *parser) handle(l *line) []byte {
 		p.warnCont = nil
 	}
 
+	p.inferred = l.level == facts.LevelNone
 	body, repeated := stripRayDedup(l.body)
 	l.body = body
 	if bytes.HasPrefix(body, tbHead) {
@@ -419,6 +423,9 @@ func (p *parser) text(b []byte) string {
 
 // emit records a recognized event for the current line.
 func (p *parser) emit(ps *procState, typ facts.EventType, lvl facts.Level, msg []byte, fields map[string]any) *facts.LogEvent {
+	if lvl == facts.LevelInfo && p.inferred && warnWords(msg) {
+		lvl = facts.LevelWarning
+	}
 	ev := &facts.LogEvent{
 		Src:    facts.Source{File: p.in.Path, Line: p.lineNo},
 		Proc:   ps.pl.Proc,

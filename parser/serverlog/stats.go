@@ -20,13 +20,32 @@ func (p *parser) series(ps *procState, typ facts.EventType, stream []byte) *fact
 	return s
 }
 
-// addSample adds p.values as one sample of the current line.
+// resetKV starts a new sample.
+func (p *parser) resetKV() {
+	p.keys = p.keys[:0]
+	p.vals = p.vals[:0]
+}
+
+// put sets a value of the sample; a key printed twice keeps the last value,
+// as a map would.
+func (p *parser) put(k string, v float64) {
+	for i, x := range p.keys {
+		if x == k {
+			p.vals[i] = v
+			return
+		}
+	}
+	p.keys = append(p.keys, k)
+	p.vals = append(p.vals, v)
+}
+
+// addSample adds the sample as one of the current line.
 func (p *parser) addSample(ps *procState, typ facts.EventType, stream []byte) {
-	if len(p.values) == 0 {
+	if len(p.keys) == 0 {
 		return
 	}
 	s := p.series(ps, typ, stream)
-	s.Add(facts.Source{File: p.in.Path, Line: p.lineNo}, p.t, p.values)
+	s.AddPairs(facts.Source{File: p.in.Path, Line: p.lineNo}, p.t, p.keys, p.vals)
 }
 
 // internKey returns the normalized name of a stat key; known keys are
@@ -129,17 +148,64 @@ func statValue(v []byte) (float64, bool, bool) {
 	return 0, false, false
 }
 
-// eachItem calls fn for the ", "-separated items of a stat line.
-func eachItem(b []byte, fn func(item []byte)) {
+// eachItem calls fn for the ", "-separated items of a stat line, split at
+// their first ": " into key and value (key is nil for an item without one).
+// One pass over the bytes: stat lines are most of a long log.
+func eachItem(b []byte, fn func(pos int, key, val []byte)) {
+	pos := 0
 	for len(b) > 0 {
-		k := bytes.Index(b, []byte(", "))
-		if k < 0 {
-			fn(b)
+		colon, end := -1, len(b)
+		for i := 0; i+1 < len(b); i++ {
+			if b[i+1] != ' ' {
+				continue
+			}
+			if b[i] == ':' && colon < 0 {
+				colon = i
+			} else if b[i] == ',' {
+				end = i
+				break
+			}
+		}
+		if colon >= 0 && colon < end {
+			fn(pos, b[:colon], b[colon+2:end])
+		} else {
+			fn(pos, nil, b[:end])
+		}
+		pos++
+		if end+2 > len(b) {
 			return
 		}
-		fn(b[:k])
-		b = b[k+2:]
+		b = b[end+2:]
 	}
+}
+
+// keyMemo remembers the name of the stat key at one position of a line:
+// lines of one format have their keys in the same places.
+type keyMemo struct {
+	domain byte
+	pct    bool
+	raw    []byte
+	key    string
+}
+
+// statName is internKey with a memo per position.
+func (p *parser) statName(pos int, domain byte, raw []byte, pct bool) string {
+	if pos < len(p.memo) {
+		m := &p.memo[pos]
+		if m.domain == domain && m.pct == pct && string(m.raw) == string(raw) {
+			return m.key
+		}
+	}
+	k := p.internKey(domain, raw, pct)
+	if pos < 64 {
+		for len(p.memo) <= pos {
+			p.memo = append(p.memo, keyMemo{})
+		}
+		m := &p.memo[pos]
+		m.domain, m.pct, m.key = domain, pct, k
+		m.raw = append(m.raw[:0], raw...)
+	}
+	return k
 }
 
 // statSGLang reads the rest of an SGLang "Prefill batch"/"Decode batch" line
@@ -147,11 +213,11 @@ func eachItem(b []byte, fn func(item []byte)) {
 // " [12], #running-req: ...", with or without a trailing ", " or a
 // "timestamp:" item.
 func (p *parser) statSGLang(ps *procState, typ facts.EventType, rest []byte) bool {
-	clear(p.values)
+	p.resetKV()
 	if len(rest) > 2 && rest[0] == ' ' && rest[1] == '[' {
 		if e := bytes.IndexByte(rest, ']'); e > 0 {
 			if v, n := parseNum(rest[2:e]); n > 0 {
-				p.values["iter"] = v
+				p.put("iter", v)
 			}
 			rest = rest[e+1:]
 		}
@@ -160,22 +226,17 @@ func (p *parser) statSGLang(ps *procState, typ facts.EventType, rest []byte) boo
 		return false
 	}
 	rest = rest[2:]
-	eachItem(rest, func(item []byte) {
-		c := bytes.Index(item, []byte(": "))
-		if c <= 0 {
+	eachItem(rest, func(pos int, key, val []byte) {
+		if len(key) == 0 || string(key) == "timestamp" {
 			return
 		}
-		key := item[:c]
-		if bytes.Equal(key, []byte("timestamp")) {
-			return
-		}
-		v, pct, ok := statValue(item[c+2:])
+		v, pct, ok := statValue(val)
 		if !ok {
 			return
 		}
-		p.values[p.internKey('s', key, pct)] = v
+		p.put(p.statName(pos, 's', key, pct), v)
 	})
-	if len(p.values) == 0 {
+	if len(p.keys) == 0 {
 		return false
 	}
 	p.addSample(ps, typ, nil)
@@ -186,18 +247,17 @@ func (p *parser) statSGLang(ps *procState, typ facts.EventType, rest []byte) boo
 // throughput: 41.7 tokens/s, Running: 1 reqs, ..." of every era. head is the
 // "Engine 000" prefix, if any: engines other than 000 get their own stream.
 func (p *parser) statVLLM(ps *procState, typ facts.EventType, head, rest []byte) {
-	clear(p.values)
+	p.resetKV()
 	rest = bytes.TrimRight(rest, ". ")
-	eachItem(rest, func(item []byte) {
-		c := bytes.Index(item, []byte(": "))
-		if c <= 0 {
+	eachItem(rest, func(pos int, key, val []byte) {
+		if len(key) == 0 {
 			return
 		}
-		v, pct, ok := statValue(item[c+2:])
+		v, pct, ok := statValue(val)
 		if !ok {
 			return
 		}
-		p.values[p.internKey('v', item[:c], pct)] = v
+		p.put(p.statName(pos, 'v', key, pct), v)
 	})
 	var stream []byte
 	if head != nil && !bytes.Equal(head, []byte("Engine 000")) {
@@ -212,12 +272,12 @@ func (p *parser) statVLLM(ps *procState, typ facts.EventType, head, rest []byte)
 // prefixCacheV0 reads V0's separate "Prefix cache hit rate: GPU: 0.00%,
 // CPU: 90.00%" line into its own stream.
 func (p *parser) prefixCacheV0(ps *procState, b []byte) {
-	clear(p.values)
+	p.resetKV()
 	if v, ok := numAfter(b, "GPU:"); ok {
-		p.values["gpu_prefix_cache_hit_pct"] = v
+		p.put("gpu_prefix_cache_hit_pct", v)
 	}
 	if v, ok := numAfter(b, "CPU:"); ok {
-		p.values["cpu_prefix_cache_hit_pct"] = v
+		p.put("cpu_prefix_cache_hit_pct", v)
 	}
 	p.addSample(ps, facts.EventStatThroughput, []byte("prefix-cache"))
 }
@@ -236,41 +296,39 @@ var posKeys = func() []string {
 // length: 5.44, ..., Per-position acceptance rate: 0.983, 0.949, ...".
 // Acceptance rates printed as a fraction are stored as percent.
 func (p *parser) statSpec(ps *procState, b []byte) {
-	clear(p.values)
+	p.resetKV()
 	c := bytes.Index(b, []byte(": "))
 	rest := bytes.TrimRight(b[c+2:], ". ")
 	pos := -1
-	eachItem(rest, func(item []byte) {
-		k := bytes.Index(item, []byte(": "))
-		if k <= 0 {
+	eachItem(rest, func(at int, key, val []byte) {
+		if len(key) == 0 {
 			// more values of "Per-position acceptance rate"
 			if pos >= 0 && pos < len(posKeys) {
-				if v, n := parseNum(bytes.TrimSpace(item)); n > 0 {
-					p.values[posKeys[pos]] = v
+				if v, n := parseNum(bytes.TrimSpace(val)); n > 0 {
+					p.put(posKeys[pos], v)
 					pos++
 				}
 			}
 			return
 		}
-		key := item[:k]
-		if bytes.Equal(key, []byte("Per-position acceptance rate")) {
+		if string(key) == "Per-position acceptance rate" {
 			pos = 0
-			if v, n := parseNum(bytes.TrimSpace(item[k+2:])); n > 0 {
-				p.values[posKeys[0]] = v
+			if v, n := parseNum(bytes.TrimSpace(val)); n > 0 {
+				p.put(posKeys[0], v)
 				pos = 1
 			}
 			return
 		}
 		pos = -1
-		v, pct, ok := statValue(item[k+2:])
+		v, pct, ok := statValue(val)
 		if !ok {
 			return
 		}
-		name := p.internKey('v', key, pct)
+		name := p.statName(at, 'v', key, pct)
 		if name == "acceptance_rate_pct" && !pct {
 			v *= 100
 		}
-		p.values[name] = v
+		p.put(name, v)
 	})
 	p.addSample(ps, facts.EventStatSpecDecode, nil)
 }
