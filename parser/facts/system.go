@@ -33,6 +33,9 @@ type KernelEvent struct {
 	// RSSKB is the OOM victim's resident memory (anon+file+shmem).
 	RSSKB int64  `json:"rss_kb,omitempty"`
 	Text  string `json:"text"`
+	// Xid is what the Xid catalog says about Code (nil for other lines), so
+	// that rules read the meaning from the fact, not from the parser.
+	Xid *XidMeaning `json:"xid,omitempty"`
 	// Cgroup is set for a memory-cgroup OOM (constraint=CONSTRAINT_MEMCG).
 	Cgroup string `json:"cgroup,omitempty"`
 	// Constraint is the OOM killer's constraint (CONSTRAINT_NONE,
@@ -180,4 +183,15 @@ type SystemInfo struct {
 	Kernel   string            `json:"kernel,omitempty"`
 	OS       string            `json:"os,omitempty"`
 	Versions map[string]string `json:"versions,omitempty"`
+}
+
+// XidMeaning is the catalog's reading of an Xid code.
+type XidMeaning struct {
+	Name     string `json:"name"`
+	Meaning  string `json:"meaning"`
+	Severity string `json:"severity"` // critical, error, warning, info
+	Action   string `json:"action"`
+	// Secondary codes usually follow another Xid; Hardware ones a failing part.
+	Secondary bool `json:"secondary,omitempty"`
+	Hardware  bool `json:"hardware,omitempty"`
 }

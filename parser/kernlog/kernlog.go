@@ -293,6 +293,10 @@ func (p *parser) nvrm(st stamp, msg []byte) {
 			}
 		}
 		e.Fatal = saysFatal(rest)
+		if x, ok := XidInfo(e.Code); ok {
+			e.Xid = &facts.XidMeaning{Name: x.Name, Meaning: x.Meaning, Severity: string(x.Severity), Action: x.Action,
+				Secondary: x.Secondary, Hardware: x.Hardware}
+		}
 		p.add(e)
 		return
 	}
