@@ -6,11 +6,14 @@ package parser
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"path"
+	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/coroner-dev/coroner/parser/bundle"
@@ -37,8 +40,13 @@ type Options struct {
 // paths are given, each one's entries are prefixed with its base name so that
 // two server.log files stay apart. The error is only for a bundle that
 // cannot be opened at all; everything else is a parse issue in the facts.
+//
+// Files are parsed in parallel by a bounded pool of workers while the walk
+// goes on decompressing the next entries; each worker fills facts of its own
+// and they are merged in bundle order, so the result does not depend on
+// which worker finished first.
 func Parse(paths []string, opts Options) (*facts.Facts, error) {
-	p := &run{opts: opts, out: &facts.Facts{Clocks: map[string]facts.Clock{}}}
+	p := newRun(opts)
 	seen := map[string]int{}
 	for _, bp := range paths {
 		prefix := ""
@@ -62,30 +70,52 @@ func Parse(paths []string, opts Options) (*facts.Facts, error) {
 			err = bundle.Walk(bp, bo, p.entry)
 		}
 		if err != nil {
+			p.wg.Wait()
 			return nil, fmt.Errorf("%s: %w", bp, err)
 		}
-		// Issues about paths that never became entries (the archive itself,
-		// a skipped device file, a nested archive's own name) get a source
-		// of their own so that the report shows them.
-		for _, is := range p.pending {
-			p.out.AddIssue(is.Src, is.Kind, "%s", is.Detail)
-		}
-		p.pending = nil
 	}
+	p.finish()
 	normalizeTimes(p.out, p.mtimes, opts)
 	return p.out, nil
 }
+
+// smallEntry is the size up to which an entry is read into memory and
+// parsed by a worker while the walk moves on; larger ones stream through a
+// pipe. Memory stays bounded by workers x smallEntry.
+const smallEntry = 4 << 20
 
 type run struct {
 	opts   Options
 	out    *facts.Facts
 	prefix string
-	files  int
-	bytes  int64
+
+	jobs    []*job
+	byName  map[string]*job
+	workers chan struct{}
+	wg      sync.WaitGroup
+
+	mu         sync.Mutex
+	walkIssues []facts.Issue // from the walk, attached at the end
+	files      int
+	bytes      int64
 	// mtimes are archive modification times per source, the weakest time evidence.
 	mtimes map[string]time.Time
-	// pending holds issues reported before their source was added.
-	pending []facts.Issue
+}
+
+// job is one entry's parse: its source and the facts its worker found.
+type job struct {
+	src  *facts.SourceInfo
+	part *facts.Facts
+}
+
+func newRun(opts Options) *run {
+	n := runtime.GOMAXPROCS(0)
+	return &run{
+		opts:    opts,
+		out:     &facts.Facts{Clocks: map[string]facts.Clock{}},
+		byName:  map[string]*job{},
+		workers: make(chan struct{}, n),
+	}
 }
 
 func (p *run) name(e string) string {
@@ -95,35 +125,25 @@ func (p *run) name(e string) string {
 	return p.prefix + "/" + e
 }
 
-// issue records an issue from the walk. The walk reports under entry paths
-// without the multi-bundle prefix.
+// issue records an issue from the walk (which runs on the caller's
+// goroutine, while workers may still fill the same source).
 func (p *run) issue(is facts.Issue) {
 	is.Src.File = p.name(is.Src.File)
-	if s := p.out.Source(is.Src.File); s != nil {
-		s.Issues = append(s.Issues, is)
-		return
-	}
-	p.pending = append(p.pending, is)
+	p.mu.Lock()
+	p.walkIssues = append(p.walkIssues, is)
+	p.mu.Unlock()
 }
 
 func (p *run) entry(e *bundle.Entry, r io.Reader) error {
 	name := p.name(e.Path)
-	src := &facts.SourceInfo{Path: name, Kind: facts.KindUnknown, Container: e.Container}
-	if dup := p.out.Source(name); dup != nil {
-		src.Issues = append(src.Issues, facts.Issue{Src: facts.Source{File: name}, Kind: facts.IssueDuplicateEntry,
+	j := &job{src: &facts.SourceInfo{Path: name, Kind: facts.KindUnknown, Container: e.Container},
+		part: &facts.Facts{Clocks: map[string]facts.Clock{}}}
+	if _, dup := p.byName[name]; dup {
+		j.src.Issues = append(j.src.Issues, facts.Issue{Src: facts.Source{File: name}, Kind: facts.IssueDuplicateEntry,
 			Detail: "the bundle holds this path more than once; both copies are analyzed"})
 	}
-	p.out.Sources = append(p.out.Sources, src)
-	// Issues the walk reported before this entry existed belong to it.
-	keep := p.pending[:0]
-	for _, is := range p.pending {
-		if is.Src.File == name {
-			src.Issues = append(src.Issues, is)
-		} else {
-			keep = append(keep, is)
-		}
-	}
-	p.pending = keep
+	p.byName[name] = j
+	p.jobs = append(p.jobs, j)
 	if !e.ModTime.IsZero() && e.Container != "dir" && e.Container != "file" {
 		if p.mtimes == nil {
 			p.mtimes = map[string]time.Time{}
@@ -133,13 +153,54 @@ func (p *run) entry(e *bundle.Entry, r io.Reader) error {
 	if e.Link != "" || r == nil {
 		return nil
 	}
+	// Read a small entry whole so a worker can parse it while the walk goes
+	// on; stream a large one through a pipe.
+	buf := make([]byte, smallEntry+1)
+	n, err := io.ReadFull(r, buf)
+	var in io.Reader
+	stream := false
+	switch {
+	case err == io.EOF || err == io.ErrUnexpectedEOF:
+		in = bytes.NewReader(buf[:n])
+	case err != nil:
+		in = io.MultiReader(bytes.NewReader(buf[:n]), errReader{err})
+	default:
+		stream = true
+	}
+	p.workers <- struct{}{}
+	p.wg.Add(1)
+	if !stream {
+		go func() {
+			defer func() { <-p.workers; p.wg.Done() }()
+			p.parse(j, in)
+		}()
+		return nil
+	}
+	pr, pw := io.Pipe()
+	go func() {
+		defer func() { <-p.workers; p.wg.Done() }()
+		p.parse(j, pr)
+		pr.Close()
+	}()
+	_, err = pw.Write(buf[:n])
+	if err == nil {
+		_, err = io.Copy(pw, r)
+	}
+	pw.CloseWithError(err)
+	return nil
+}
 
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) { return 0, e.err }
+
+// parse runs on a worker: detect, parse, count.
+func (p *run) parse(j *job, r io.Reader) {
+	src, name := j.src, j.src.Path
 	br := bufio.NewReaderSize(r, HeadSize)
 	head, _ := br.Peek(HeadSize)
 	addIssue := func(is facts.Issue) { src.Issues = append(src.Issues, is) }
 	in := textio.NewInput(name, br, p.opts.MaxLine, addIssue)
-
-	part := &facts.Facts{Clocks: map[string]facts.Clock{}}
 	if bin, why := isBinary(head); bin {
 		addIssue(facts.Issue{Src: facts.Source{File: name}, Kind: facts.IssueBinary,
 			Detail: "binary content (" + why + "): listed, not parsed"})
@@ -148,7 +209,7 @@ func (p *run) entry(e *bundle.Entry, r io.Reader) error {
 	} else {
 		src.Kind = Detect(baseName(name), head)
 		if f := formatOf(src.Kind); f != nil {
-			parseSafely(f, in, src.Kind, part, addIssue)
+			parseSafely(f, in, src.Kind, j.part, addIssue)
 		}
 		// Read what the parser left so that bytes and lines count the whole file.
 		for in.Scan() {
@@ -168,13 +229,44 @@ func (p *run) entry(e *bundle.Entry, r io.Reader) error {
 	}
 	src.Bytes = in.BytesRead()
 	src.Lines = in.Line()
-	merge(p.out, part)
-	p.files++
-	p.bytes += src.Bytes
 	if p.opts.Progress != nil {
-		p.opts.Progress(p.files, p.bytes)
+		p.mu.Lock()
+		p.files++
+		p.bytes += src.Bytes
+		files, total := p.files, p.bytes
+		p.opts.Progress(files, total)
+		p.mu.Unlock()
 	}
-	return nil
+}
+
+// finish waits for the workers and merges their facts in bundle order.
+func (p *run) finish() {
+	p.wg.Wait()
+	for _, j := range p.jobs {
+		p.out.Sources = append(p.out.Sources, j.src)
+	}
+	// Issues the walk raised: on their entry (the first of that name, as the
+	// walk names entries before it knows of duplicates), or on a source of
+	// their own when the path never became an entry (the archive itself, a
+	// skipped device file, a nested archive's own name).
+	first := map[string]*facts.SourceInfo{}
+	for _, j := range p.jobs {
+		if _, ok := first[j.src.Path]; !ok {
+			first[j.src.Path] = j.src
+		}
+	}
+	for _, is := range p.walkIssues {
+		if s := first[is.Src.File]; s != nil {
+			s.Issues = append(s.Issues, is)
+			continue
+		}
+		s := &facts.SourceInfo{Path: is.Src.File, Kind: facts.KindUnknown, Issues: []facts.Issue{is}}
+		first[is.Src.File] = s
+		p.out.Sources = append(p.out.Sources, s)
+	}
+	for _, j := range p.jobs {
+		merge(p.out, j.part, j.src)
+	}
 }
 
 func formatOf(k facts.Kind) *format {
@@ -201,7 +293,7 @@ func parseSafely(f *format, in *textio.Input, k facts.Kind, out *facts.Facts, is
 }
 
 // merge appends a source's facts to the bundle's.
-func merge(dst, src *facts.Facts) {
+func merge(dst, src *facts.Facts, info *facts.SourceInfo) {
 	for k, v := range src.Clocks {
 		dst.Clocks[k] = v
 	}
@@ -224,10 +316,8 @@ func merge(dst, src *facts.Facts) {
 	dst.Cgroups = append(dst.Cgroups, src.Cgroups...)
 	dst.System = append(dst.System, src.System...)
 	dst.Assumptions = append(dst.Assumptions, src.Assumptions...)
-	// Issues a parser raised through out.AddIssue land on its own source list.
+	// Issues a parser raised through out.AddIssue land on its own source.
 	for _, s := range src.Sources {
-		if d := dst.Source(s.Path); d != nil {
-			d.Issues = append(d.Issues, s.Issues...)
-		}
+		info.Issues = append(info.Issues, s.Issues...)
 	}
 }

@@ -11,7 +11,7 @@ import (
 // bundle) the way Parse reads a directory. It is for fixtures: no archive
 // handling, no limits beyond the line length.
 func ParseFS(fsys fs.FS, opts Options) (*facts.Facts, error) {
-	p := &run{opts: opts, out: &facts.Facts{Clocks: map[string]facts.Clock{}}}
+	p := newRun(opts)
 	err := fs.WalkDir(fsys, ".", func(name string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
@@ -23,6 +23,7 @@ func ParseFS(fsys fs.FS, opts Options) (*facts.Facts, error) {
 		defer f.Close()
 		return p.entry(&bundle.Entry{Path: name, Container: "fs", Size: -1}, f)
 	})
+	p.finish()
 	if err != nil {
 		return nil, err
 	}

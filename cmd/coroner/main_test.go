@@ -27,6 +27,9 @@ func runCLI(t *testing.T, stdin string, args ...string) (int, string, string) {
 const seedBundle = "../../fixtures/seed/flashinfer-sm120-hang"
 const idleBundle = "../../fixtures/corpus/h200-x2/00-idle"
 
+// incompleteBundle is a real log that ends mid-startup: a warning, no error.
+const incompleteBundle = "../../fixtures/corpus/fulllogs/sglang-qwen3-14b-tp2-a4500-incomplete"
+
 func TestExitCodes(t *testing.T) {
 	tests := []struct {
 		name string
@@ -44,7 +47,8 @@ func TestExitCodes(t *testing.T) {
 		{"bad zone", []string{"analyze", "--tz", "Mars/Olympus", idleBundle}, exitUsage, "", "--tz"},
 		{"missing bundle", []string{"analyze", "does/not/exist"}, exitInput, "", "cannot read bundle does/not/exist"},
 		{"idle machine is fine", []string{"analyze", idleBundle}, exitOK, "# coroner postmortem", ""},
-		{"fail-on info trips on info findings", []string{"analyze", "--fail-on", "info", idleBundle}, exitFindings, "# coroner postmortem", ""},
+		{"warnings pass by default", []string{"analyze", incompleteBundle}, exitOK, "# coroner postmortem", ""},
+		{"fail-on warning trips on warnings", []string{"analyze", "--fail-on", "warning", incompleteBundle}, exitFindings, "# coroner postmortem", ""},
 		{"seed hang is a failure", []string{"analyze", seedBundle}, exitFindings, "hung", ""},
 		{"fail-on never", []string{"analyze", "--fail-on", "never", seedBundle}, exitOK, "hung", ""},
 	}
