@@ -1,0 +1,384 @@
+package redact
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net/netip"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Learn reads one file of the bundle for host names, user names and IP
+// addresses (with Hosts; otherwise it only drains src). Learn every file
+// before the first NewStream: a name is then replaced in every file, not
+// only in those after the one it was learned from.
+func (r *Redactor) Learn(src io.Reader) error {
+	br := bufio.NewReaderSize(src, MaxLine)
+	var lower []byte
+	userCol := -1 // the column of user names in a ps or top listing
+	for {
+		line, err := br.ReadSlice('\n')
+		if len(line) > 0 && r.opts.Hosts {
+			lower = asciiLower(lower[:0], line)
+			userCol = r.learnLine(line, lower, userCol)
+		}
+		if err != nil {
+			if errors.Is(err, bufio.ErrBufferFull) {
+				continue
+			}
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return err
+		}
+	}
+}
+
+var (
+	userNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]*$`)
+	ipv4RE     = regexp.MustCompile(`\d{1,3}(?:\.\d{1,3}){3}`)
+	ipv6RE     = regexp.MustCompile(`[0-9A-Fa-f]{0,4}(?::[0-9A-Fa-f]{0,4}){2,7}`)
+)
+
+func (r *Redactor) learnLine(line, lower []byte, userCol int) int {
+	f := bytes.Fields(line)
+	switch {
+	case len(f) >= 2 && (string(f[0]) == "USER" || string(f[0]) == "UID") && string(f[1]) == "PID":
+		userCol = 0 // ps aux, ps -ef
+	case len(f) >= 2 && string(f[0]) == "PID" && string(f[1]) == "USER":
+		userCol = 1 // top
+	case userCol >= 0 && len(f) > userCol:
+		if u := string(f[userCol]); !strings.HasSuffix(u, "+") {
+			r.addUser(u)
+		}
+	}
+	for i := range learners {
+		l := &learners[i]
+		if !hasAny(lower, l.hints) {
+			continue
+		}
+		for _, m := range l.re.FindAllSubmatch(line, -1) {
+			if l.user > 0 && l.user < len(m) && m[l.user] != nil {
+				r.addUser(string(m[l.user]))
+			}
+			if l.host > 0 && l.host < len(m) && m[l.host] != nil {
+				r.addHost(string(m[l.host]))
+			}
+		}
+	}
+	forEachIP(line, lower, func(ip string, _, _ int) {
+		r.mu.Lock()
+		r.ips[ip] = true
+		r.mu.Unlock()
+	})
+	return userCol
+}
+
+func (r *Redactor) addUser(u string) {
+	u = strings.Trim(u, ".-")
+	if len(u) < 3 || systemUsers[u] || protectedNames[strings.ToLower(u)] || !userNameRE.MatchString(u) || isNumber(u) {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.frozen {
+		r.users[u] = true
+	}
+}
+
+func (r *Redactor) addHost(h string) {
+	h = strings.Trim(h, ".-")
+	if len(h) < 3 || protectedNames[strings.ToLower(h)] || !userNameRE.MatchString(h) || isNumber(h) {
+		return
+	}
+	if _, err := netip.ParseAddr(h); err == nil {
+		return
+	}
+	r.mu.Lock()
+	if !r.frozen {
+		r.hosts[h] = true
+	}
+	r.mu.Unlock()
+	// A fully qualified name is also written short (gpu17 for gpu17.corp.example.com).
+	if i := strings.IndexByte(h, '.'); i > 0 {
+		r.addHost(h[:i])
+	}
+}
+
+func isNumber(s string) bool {
+	_, err := strconv.Atoi(s)
+	return err == nil
+}
+
+// freeze gives every learned name its pseudonym, in sorted order so that
+// the same bundle always gets the same pseudonyms.
+func (r *Redactor) freeze() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.frozen {
+		return
+	}
+	r.frozen = true
+	var all []string
+	for _, h := range sortedSet(r.hosts) {
+		r.pseudo[h] = r.fitName("hostname", len(h), "host", "hst", "h")
+		all = append(all, h)
+	}
+	for _, u := range sortedSet(r.users) {
+		if _, ok := r.pseudo[u]; ok {
+			continue // also a host name: one pseudonym
+		}
+		r.pseudo[u] = r.fitName("user", len(u), "user", "usr", "u")
+		all = append(all, u)
+	}
+	for _, ip := range sortedSet(r.ips) {
+		r.pseudo[ip] = r.ipPseudonym(ip)
+	}
+	if len(all) == 0 {
+		return
+	}
+	// Longest first: the alternation takes the first that matches, and an
+	// FQDN must win over its short name.
+	sort.Slice(all, func(i, j int) bool {
+		if len(all[i]) != len(all[j]) {
+			return len(all[i]) > len(all[j])
+		}
+		return all[i] < all[j]
+	})
+	quoted := make([]string, len(all))
+	for i, n := range all {
+		quoted[i] = regexp.QuoteMeta(n)
+	}
+	r.names = regexp.MustCompile(`\b(?:` + strings.Join(quoted, "|") + `)\b`)
+}
+
+func sortedSet(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// fitName makes the next pseudonym of a kind exactly length bytes long:
+// the longest prefix that fits, zeros, the number. A name too short to hold
+// a unique pseudonym is masked instead.
+func (r *Redactor) fitName(kind string, length int, prefixes ...string) string {
+	r.next[kind]++
+	num := strconv.Itoa(r.next[kind])
+	for _, p := range prefixes {
+		if len(p)+len(num) <= length {
+			return p + strings.Repeat("0", length-len(p)-len(num)) + num
+		}
+	}
+	return strings.Repeat(string(Mask), length)
+}
+
+// ipPseudonym returns a pseudonym of the same length and family: 10.0.0.1
+// for IPv4 (digit counts chosen to fit), fd00::1 for IPv6.
+func (r *Redactor) ipPseudonym(ip string) string {
+	if strings.Contains(ip, ":") {
+		r.next["ipv6"]++
+		if s, ok := fitIPv6(r.next["ipv6"], len(ip)); ok {
+			return s
+		}
+		return strings.Repeat(string(Mask), len(ip))
+	}
+	r.next["ipv4"]++
+	if s, ok := fitIPv4(r.next["ipv4"], len(ip)); ok {
+		return s
+	}
+	return strings.Repeat(string(Mask), len(ip))
+}
+
+// fitIPv4 writes the n-th pseudonym address with exactly length bytes.
+func fitIPv4(n, length int) (string, bool) {
+	digits := length - 3
+	if digits < 4 || digits > 12 {
+		return "", false
+	}
+	first := "10"
+	switch {
+	case digits-2 < 3:
+		first = "0"
+	case digits-2 > 9:
+		first = "100"
+	}
+	rest := digits - len(first)
+	d := [3]int{1, 1, 1}
+	for i := 2; rest > 3; i-- {
+		add := min(2, rest-3)
+		d[i] += add
+		rest -= add
+		if i == 0 {
+			break
+		}
+	}
+	oct := [3]string{}
+	v := n
+	for i := 2; i >= 0; i-- {
+		lo, span := 0, 10
+		switch d[i] {
+		case 2:
+			lo, span = 10, 90
+		case 3:
+			lo, span = 100, 156
+		}
+		oct[i] = strconv.Itoa(lo + v%span)
+		v /= span
+	}
+	if v > 0 {
+		return "", false
+	}
+	return first + "." + oct[0] + "." + oct[1] + "." + oct[2], true
+}
+
+// fitIPv6 writes fd00:: followed by groups holding n in hex, exactly
+// length bytes.
+func fitIPv6(n, length int) (string, bool) {
+	rest := length - len("fd00::")
+	if rest < 1 {
+		return "", false
+	}
+	k := (rest + 5) / 5 // groups, each at most 4 hex digits plus a colon
+	hexCount := rest - (k - 1)
+	if k > 6 || hexCount < k || hexCount > 4*k {
+		return "", false
+	}
+	h := fmt.Sprintf("%0*x", hexCount, n)
+	if len(h) > hexCount {
+		return "", false
+	}
+	var b strings.Builder
+	b.WriteString("fd00::")
+	pos := 0
+	for g := 0; g < k; g++ {
+		size := hexCount / k
+		if g < hexCount%k {
+			size++
+		}
+		if g > 0 {
+			b.WriteByte(':')
+		}
+		b.WriteString(h[pos : pos+size])
+		pos += size
+	}
+	return b.String(), true
+}
+
+// replaceNames puts pseudonyms in place of learned names.
+func (r *Redactor) replaceNames(b []byte, c Counts) {
+	r.mu.Lock()
+	re := r.names
+	r.mu.Unlock()
+	if re == nil {
+		return
+	}
+	for _, m := range re.FindAllIndex(b, -1) {
+		name := string(b[m[0]:m[1]])
+		r.mu.Lock()
+		p, ok := r.pseudo[name]
+		isHost := r.hosts[name]
+		r.mu.Unlock()
+		if !ok || len(p) != len(name) {
+			continue
+		}
+		copy(b[m[0]:m[1]], p)
+		if isHost {
+			c["hostname"]++
+		} else {
+			c["user"]++
+		}
+	}
+}
+
+// replaceIPs puts pseudonyms in place of IP addresses other than loopback
+// and unspecified ones, giving a new address the next pseudonym.
+func (r *Redactor) replaceIPs(b, lower []byte, c Counts) {
+	forEachIP(b, lower, func(ip string, start, end int) {
+		r.mu.Lock()
+		p, ok := r.pseudo[ip]
+		if !ok {
+			p = r.ipPseudonym(ip)
+			r.pseudo[ip] = p
+		}
+		r.mu.Unlock()
+		if len(p) != end-start {
+			return
+		}
+		copy(b[start:end], p)
+		if strings.Contains(ip, ":") {
+			c["ipv6"]++
+		} else {
+			c["ipv4"]++
+		}
+	})
+}
+
+// versionHints mark lines that list versions (collect_env's "cuDNN
+// version: 9.1.0.70", its pip and conda package lists), not addresses.
+var versionHints = []string{"version", "[conda]", "[pip"}
+
+// forEachIP calls fn for every address in line that identifies a machine.
+// Version strings that look like addresses (cuDNN 9.1.0.70, ==1.2.3.4) are
+// not addresses.
+func forEachIP(line, lower []byte, fn func(ip string, start, end int)) {
+	if bytes.Count(line, []byte{'.'}) >= 3 && !hasAny(lower, versionHints) {
+		for _, m := range ipv4RE.FindAllIndex(line, -1) {
+			if !boundary(line, m[0], m[1], '.') {
+				continue
+			}
+			if m[0] > 0 && (line[m[0]-1] == 'v' || line[m[0]-1] == 'V' || m[0] > 1 && string(line[m[0]-2:m[0]]) == "==") {
+				continue
+			}
+			if m[1] < len(line) && (line[m[1]] == '+' || line[m[1]] == '-') {
+				continue
+			}
+			a, err := netip.ParseAddr(string(line[m[0]:m[1]]))
+			if err != nil || a.IsLoopback() || a.IsUnspecified() || a == netip.AddrFrom4([4]byte{255, 255, 255, 255}) {
+				continue
+			}
+			fn(a.String(), m[0], m[1])
+		}
+	}
+	if bytes.Count(line, []byte{':'}) >= 2 {
+		for _, m := range ipv6RE.FindAllIndex(line, -1) {
+			s := string(line[m[0]:m[1]])
+			if !boundary(line, m[0], m[1], ':') || (!strings.Contains(s, "::") && strings.Count(s, ":") != 7) {
+				continue
+			}
+			a, err := netip.ParseAddr(s)
+			if err != nil || !a.Is6() || a.IsLoopback() || a.IsUnspecified() || a.Is4In6() {
+				continue
+			}
+			fn(s, m[0], m[1])
+		}
+	}
+}
+
+// boundary reports whether line[start:end] stands alone: no letter, digit
+// or sep on either side (a trailing sep that ends a sentence is fine).
+func boundary(line []byte, start, end int, sep byte) bool {
+	word := func(c byte) bool {
+		return c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+	}
+	if start > 0 && (word(line[start-1]) || line[start-1] == sep) {
+		return false
+	}
+	if end < len(line) {
+		c := line[end]
+		if word(c) {
+			return false
+		}
+		if c == sep && end+1 < len(line) && (word(line[end+1]) || line[end+1] == sep) {
+			return false
+		}
+	}
+	return true
+}
