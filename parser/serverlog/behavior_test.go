@@ -63,7 +63,7 @@ func TestTracebackChainedBare(t *testing.T) {
 	assert.Equal(t, "RuntimeError: CUDA error: an illegal memory access was encountered", tb.Msg)
 	assert.Equal(t, wall("2025-02-22 12:19:24"), tb.Time)
 	// The traceback's lines are TP3's; the sigquit ends it.
-	assert.Equal(t, 17, l.ProcLog("TP3").Lines, "20 lines minus the 3 blank ones")
+	assert.Equal(t, 16, l.ProcLog("TP3").Lines, "20 lines minus the 4 blank ones")
 	assert.Equal(t, facts.EventSigquit, lastEvent(l).Type)
 }
 
@@ -114,7 +114,7 @@ func TestTracebackVLLMInterleaved(t *testing.T) {
 	s := findSeries(l, facts.EventStatThroughput, "")
 	require.NotNil(t, s, "the API server's line in between is read as usual")
 	assert.Equal(t, 3.0, s.First.Values["waiting"])
-	assert.Equal(t, 4, l.ProcLog("EngineCore_DP0").LastSrc.Line-4)
+	assert.Equal(t, 8, l.ProcLog("EngineCore_DP0").LastSrc.Line)
 }
 
 func TestTracebackIncompleteAtEOF(t *testing.T) {
@@ -191,7 +191,7 @@ func TestTagOnlyLineOwnsTheBar(t *testing.T) {
 	assert.Equal(t, 15, l.Bars[0].N)
 	assert.Equal(t, 1216.0, l.Bars[0].Elapsed)
 	assert.Equal(t, "", l.Bars[1].Proc.Name, "after a log line the tag no longer applies")
-	assert.Equal(t, 3, l.ProcLog("RayWorkerWrapper_1273").Lines+1, "two tag lines and the two bar lines")
+	assert.Equal(t, 5, l.ProcLog("RayWorkerWrapper_1273").Lines, "two tag lines and the three bar lines after them")
 }
 
 func TestClockJumps(t *testing.T) {
@@ -290,7 +290,7 @@ func TestCRLFAndInvalidUTF8(t *testing.T) {
 	require.NotNil(t, lb)
 	assert.Equal(t, 1.0, lb.Fields["avail_mem_gb"])
 	assert.True(t, utf8.ValidString(lb.Msg))
-	assert.Equal(t, "Load weight begin. avail mem=1.00 GB \uFFFD\uFFFD", lb.Msg)
+	assert.Equal(t, "Load weight begin. avail mem=1.00 GB \uFFFD", lb.Msg, "a run of invalid bytes becomes one replacement character")
 	assert.True(t, utf8.ValidString(l.Procs[0].LastMsg))
 	assert.Equal(t, 2, l.Lines)
 }

@@ -60,12 +60,17 @@ func (c *clockState) resolve(l *line) (time.Time, bool) {
 	if c.zoned {
 		if wrap && l.wst.zoned {
 			t := l.wst.instant()
-			if inner && l.st.year > 0 && l.kind != hdrSGLangOld {
+			if inner && l.kind != hdrSGLangOld {
 				// Learn the engine clock's offset so that lines without a
 				// wrapper stamp can still be placed.
-				d := l.st.wall(l.st.year).Sub(t)
-				c.offset = d.Round(15 * time.Minute)
-				c.offsetKnown = true
+				y := l.st.year
+				if y == 0 {
+					y = t.Year()
+				}
+				if d := l.st.wall(y).Sub(t); d < 15*time.Hour && d > -15*time.Hour {
+					c.offset = d.Round(15 * time.Minute)
+					c.offsetKnown = true
+				}
 			}
 			c.noteYear(t)
 			return c.seen(t), true
