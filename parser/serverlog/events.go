@@ -1247,9 +1247,12 @@ func (p *parser) torchLine(l *line, ps *procState, lvl facts.Level) *facts.LogEv
 	case contains(b, "Watchdog caught collective operation timeout") || contains(b, "Timeout at NCCL work:"):
 		ev := p.collectiveTimeout(ps, lvl, b)
 		if l.torchRank >= 0 {
-			if _, ok := ev.Fields["rank"]; !ok {
-				ev.Fields["rank"] = float64(l.torchRank)
+			// "[rank2]:" is the process's global rank; "[Rank 0]" in the
+			// message its rank in the process group.
+			if r, ok := ev.Fields["rank"]; ok {
+				ev.Fields["pg_rank"] = r
 			}
+			ev.Fields["rank"] = float64(l.torchRank)
 		}
 		return ev
 	case contains(b, "watchdog got stuck") || contains(b, "Heartbeat monitor timed out"):
