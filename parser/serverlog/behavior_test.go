@@ -252,6 +252,7 @@ func TestZonedWrapper(t *testing.T) {
 	assert.Equal(t, wall("2026-05-12 08:01:45"), h.Time, "a line without the wrapper: its own clock minus the learned two hours")
 	assert.False(t, out.Clocks["t.log"].NoZone)
 	assert.False(t, out.Clocks["t.log"].NoYear)
+	assert.Contains(t, out.Assumptions, "t.log: lines without the collector's zoned stamp were placed by their own clock, which runs 2h0m0s from it")
 }
 
 func TestJournaldWrapper(t *testing.T) {

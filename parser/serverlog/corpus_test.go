@@ -101,6 +101,7 @@ func TestCorpusSGLangQwQ(t *testing.T) {
 	assert.Equal(t, wall("2025-03-07 12:29:02"), l.FirstTime)
 	assert.Equal(t, wall("2025-03-08 12:29:47"), l.LastTime)
 	assert.Equal(t, facts.Clock{NoZone: true, Latest: wall("2025-03-08 12:29:47")}, out.Clocks[l.Path])
+	assert.Equal(t, []string{l.Path + ": some of its timestamps carry no year (vLLM, torch or library stamps); they took the year of the file's dated stamps (2025)"}, out.Assumptions)
 	// The capture bar of this era has no description and is glued to TP1's line.
 	require.Len(t, l.Bars, 2)
 	assert.Equal(t, "", l.Bars[1].Desc)

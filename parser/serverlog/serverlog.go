@@ -1,34 +1,3 @@
-// Package serverlog reads the logs of LLM inference servers, SGLang and vLLM
-// of every era, and plain Python server logs, into facts.Log: recognized
-// events with typed fields, per-process line counts and silences, progress
-// bars reduced to their last state, and stat lines as bounded series.
-//
-// A physical line is split on "\r" (tqdm rewrites) and after a progress bar
-// glued to the next record; each piece then loses, in this order, the ANSI
-// colours, the wrappers of a container runtime or collector (docker -t,
-// kubectl --timestamps, journald, Buildkite, docker compose), the process
-// tags of vLLM and Ray, and the header of whoever wrote it (SGLang, vLLM,
-// uvicorn, torch glog and c10d, flashinfer's and Ray's Python logging, Ray's
-// C++ logging, NCCL, Gloo). What remains is the message, which is matched
-// against the known milestones and failures.
-//
-// Choices worth knowing (see also the README of the package):
-//   - SGLang prints no level: it is inferred. Lines that open a traceback or
-//     name an exception are ERROR; "Warning", "Failed", "failed", "error"
-//     and "deprecated" give WARNING (real SGLang lines such as "Failed to
-//     import amdsmi" are benign, so they do not count as errors); the rest of
-//     an SGLang-prefixed line is INFO; unprefixed lines stay LevelNone.
-//   - Process names: SGLang rank tags as printed ("TP0", "DP1 TP3"); vLLM
-//     tags without pid ("APIServer", "EngineCore_DP0", "Worker_TP3");
-//     "VllmWorker rank=2" becomes "VllmWorker_rank2", "VllmWorker TP0"
-//     becomes "VllmWorker_TP0"; tags that name no rank keep their pid so
-//     that workers stay apart: "VllmWorkerProcess_5", "RayWorkerWrapper_345",
-//     and with Ray's ip= the host is appended ("RayWorkerWrapper_345@10.0.0.2")
-//     and set as Proc.Host; Ray's unnamed "(pid=7)" is "pid_7".
-//   - Unprefixed progress bars of an SGLang log are the rank-0 scheduler's
-//     (SGLang prints them only there); other unprefixed lines belong to the
-//     process that opened the multi-line record they continue, else to the
-//     main process.
 package serverlog
 
 import (
@@ -500,6 +469,16 @@ func (p *parser) finish() {
 	p.log.FirstTime, p.log.LastTime = p.clk.bounds()
 	if c, ok := p.clk.clock(); ok {
 		p.out.Clocks[p.in.Path] = c
+	}
+	if p.clk.noYearSeen && p.clk.year > 0 {
+		p.out.Assumptions = append(p.out.Assumptions, fmt.Sprintf(
+			"%s: some of its timestamps carry no year (vLLM, torch or library stamps); they took the year of the file's dated stamps (%d)",
+			p.in.Path, p.clk.firstYear.Year()))
+	}
+	if p.clk.zoned && p.clk.offsetKnown {
+		p.out.Assumptions = append(p.out.Assumptions, fmt.Sprintf(
+			"%s: lines without the collector's zoned stamp were placed by their own clock, which runs %s from it",
+			p.in.Path, p.clk.offset))
 	}
 	if p.clk.dateless {
 		p.out.Assumptions = append(p.out.Assumptions, fmt.Sprintf(
