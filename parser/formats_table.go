@@ -5,6 +5,7 @@ import (
 	"github.com/coroner-dev/coroner/parser/envinfo"
 	"github.com/coroner-dev/coroner/parser/facts"
 	"github.com/coroner-dev/coroner/parser/kernlog"
+	"github.com/coroner-dev/coroner/parser/manifest"
 	"github.com/coroner-dev/coroner/parser/meminfo"
 	"github.com/coroner-dev/coroner/parser/nvsmi"
 	"github.com/coroner-dev/coroner/parser/probe"
@@ -26,4 +27,5 @@ var formats = []format{
 	{name: "probe", kinds: []facts.Kind{facts.KindProbe}, sniff: probe.Sniff, parse: probe.Parse},
 	{name: "pyspy", kinds: []facts.Kind{facts.KindPySpy}, sniff: pyspy.Sniff, parse: pyspy.Parse},
 	{name: "meminfo", kinds: []facts.Kind{facts.KindMeminfo, facts.KindFree, facts.KindDF, facts.KindCgroupMemory}, sniff: meminfo.Sniff, parse: meminfo.Parse},
+	{name: "manifest", kinds: []facts.Kind{facts.KindManifest}, sniff: manifest.Sniff, parse: manifest.Parse},
 }

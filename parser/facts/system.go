@@ -153,9 +153,14 @@ type PyStack struct {
 
 // Artifact is one record of a coroner manifest: how an artifact was captured.
 type Artifact struct {
-	Src      Source        `json:"src"`
-	Path     string        `json:"path"`
+	Src  Source `json:"src"`
+	Path string `json:"path"`
+	// Program is the plain name of the command's program (nvidia-smi).
+	Program  string        `json:"program,omitempty"`
 	Command  string        `json:"command,omitempty"`
+	Round    int           `json:"round,omitempty"` // the snapshot round, 0 for one-time captures
+	Skipped  string        `json:"skipped,omitempty"`
+	Stderr   string        `json:"stderr,omitempty"`
 	Start    time.Time     `json:"start,omitzero"`
 	End      time.Time     `json:"end,omitzero"`
 	ExitCode int           `json:"exit_code"`

@@ -1,0 +1,223 @@
+// Package manifest reads and writes manifest.json, the record that
+// `coroner collect` and `coroner bundle` put at the root of every bundle
+// they write.
+//
+// # Format
+//
+// One JSON object. The top holds what the bundle was made by and where:
+//
+//	{
+//	  "format": "coroner-manifest",
+//	  "version": 1,
+//	  "tool": {"name": "coroner", "version": "0.1.0"},
+//	  "command": "collect",
+//	  "started": "2026-11-30T04:24:37Z",
+//	  "finished": "2026-11-30T04:25:41Z",
+//	  "host": {"hostname": "gpu17", "clock": "2026-11-30T04:24:37.811Z", "zone": "CET", "utc_offset_s": 3600, ...},
+//	  "target": {"engine": "sglang", "how": "--match sglang", "pids": [41170, 41171]},
+//	  "rounds": [{"dir": "round-01", "n": 1, "start": "...", "end": "..."}, {"dir": "once", ...}],
+//	  "redaction": {"enabled": true, "hosts": false, "counts": {"hf-token": 2}},
+//	  "size_cap": {"max_bytes": 25000000, "fits": true, "attempts": 1},
+//	  "artifacts": [
+//	    {"path": "round-01/nvidia-smi-q.xml", "program": "nvidia-smi", "command": "nvidia-smi -q -x", "round": 1, "start": "...", "end": "...", "exit_code": -1, "timed_out": true, "timeout_s": 30, "bytes": 0},
+//	    ...
+//	  ]
+//	}
+//
+// Every time is UTC (RFC 3339). host.utc_offset_s is the offset of the
+// host's clock from UTC when the capture ran: wall-clock times in the
+// evidence (ps lstart, nvidia-smi timestamps, logs without a zone) are read
+// with it. Each artifact is one line, so that findings can cite it. An
+// artifact records one capture, written or not: exit_code is -1 when the
+// command did not exit by itself (not found, timed out, skipped); path is
+// empty when nothing was written. Unknown keys are ignored, so the format
+// can grow.
+//
+// Read as evidence, a manifest yields one facts.Artifact per artifact, a
+// capture stamp per round directory (the snapshots in it were taken at the
+// round's start) and the host's UTC offset as the environment variable
+// TZ_OFFSET_SECONDS (from "manifest"), which fixes the zone of every
+// wall-clock time in the bundle.
+package manifest
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"time"
+)
+
+// Format and Version identify the manifest.
+const (
+	Format  = "coroner-manifest"
+	Version = 1
+	// Name is the manifest's path in a bundle.
+	Name = "manifest.json"
+)
+
+// Manifest is manifest.json.
+type Manifest struct {
+	Format   string    `json:"format"`
+	Version  int       `json:"version"`
+	Tool     Tool      `json:"tool"`
+	Command  string    `json:"command"` // "collect" or "bundle"
+	Args     []string  `json:"args,omitempty"`
+	Started  time.Time `json:"started,omitzero"`
+	Finished time.Time `json:"finished,omitzero"`
+	Host     *Host     `json:"host,omitempty"`
+	Target   *Target   `json:"target,omitempty"`
+	Rounds   []Round   `json:"rounds,omitempty"`
+	// Redaction reports what was replaced, per kind; never a value.
+	Redaction Redaction `json:"redaction"`
+	SizeCap   *SizeCap  `json:"size_cap,omitempty"`
+	Notes     []string  `json:"notes,omitempty"`
+	// Artifacts are written last, one per line (see Encode).
+	Artifacts []Artifact `json:"-"`
+}
+
+// Tool is what wrote the bundle.
+type Tool struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// Host describes the machine and its clock.
+type Host struct {
+	Hostname string `json:"hostname,omitempty"`
+	// Clock is the host's clock, in UTC, when the capture started.
+	Clock time.Time `json:"clock"`
+	// Zone is the zone abbreviation the host's clock showed then, and
+	// UTCOffsetS its offset from UTC in seconds.
+	Zone       string `json:"zone"`
+	UTCOffsetS int    `json:"utc_offset_s"`
+	// TZ is the zone's name where the host says it (TZ, /etc/timezone).
+	TZ       string    `json:"tz,omitempty"`
+	BootTime time.Time `json:"boot_time,omitzero"`
+	OS       string    `json:"os,omitempty"`
+	Arch     string    `json:"arch,omitempty"`
+	Kernel   string    `json:"kernel,omitempty"`
+	User     string    `json:"user,omitempty"`
+	Root     bool      `json:"root"`
+}
+
+// Target is the server the collector looked at.
+type Target struct {
+	Engine string `json:"engine,omitempty"`
+	// How the processes were chosen: "--pid 123", "--match vllm", "auto".
+	How     string `json:"how"`
+	MainPID int    `json:"main_pid,omitempty"`
+	PIDs    []int  `json:"pids,omitempty"`
+	Model   string `json:"model,omitempty"`
+	URL     string `json:"url,omitempty"`
+}
+
+// Round is one round of snapshots (N from 1), or the one-time captures
+// (Dir "once", N 0).
+type Round struct {
+	Dir   string    `json:"dir"`
+	N     int       `json:"n"`
+	Start time.Time `json:"start"`
+	End   time.Time `json:"end"`
+}
+
+// Redaction says whether and what was redacted.
+type Redaction struct {
+	Enabled bool           `json:"enabled"`
+	Hosts   bool           `json:"hosts"`
+	Counts  map[string]int `json:"counts,omitempty"`
+}
+
+// SizeCap says whether the bundle was fitted under a size.
+type SizeCap struct {
+	MaxBytes int64 `json:"max_bytes"`
+	Bytes    int64 `json:"bytes"`
+	Fits     bool  `json:"fits"`
+	Attempts int   `json:"attempts"`
+}
+
+// Artifact is one capture.
+type Artifact struct {
+	Path string `json:"path,omitempty"`
+	// Kind is the evidence kind detected in the content.
+	Kind string `json:"kind,omitempty"`
+	// Program is the command's program by its plain name (nvidia-smi),
+	// whatever path ran it.
+	Program  string    `json:"program,omitempty"`
+	Command  string    `json:"command,omitempty"`
+	Round    int       `json:"round,omitempty"`
+	Start    time.Time `json:"start,omitzero"`
+	End      time.Time `json:"end,omitzero"`
+	ExitCode int       `json:"exit_code"`
+	TimedOut bool      `json:"timed_out,omitempty"`
+	TimeoutS float64   `json:"timeout_s,omitempty"`
+	NotFound bool      `json:"not_found,omitempty"`
+	// Skipped says why the capture was not attempted.
+	Skipped string `json:"skipped,omitempty"`
+	Error   string `json:"error,omitempty"`
+	// Stderr is the start of what the command printed on stderr.
+	Stderr string `json:"stderr,omitempty"`
+	Bytes  int64  `json:"bytes"`
+	SHA256 string `json:"sha256,omitempty"`
+	// Source is the file the artifact was read from (logs, bundled files),
+	// SourceBytes its size then, ModTime its modification time.
+	Source      string    `json:"source,omitempty"`
+	SourceBytes int64     `json:"source_bytes,omitempty"`
+	ModTime     time.Time `json:"mtime,omitzero"`
+	// Truncated is a cut made when capturing (a log's head and tail, an
+	// output limit); Trimmed one made to fit the size cap.
+	Truncated *Cut `json:"truncated,omitempty"`
+	Trimmed   *Cut `json:"trimmed,omitempty"`
+}
+
+// Cut says what part of a file was left out: the bytes between its first
+// HeadBytes and its last TailBytes.
+type Cut struct {
+	OriginalBytes int64  `json:"original_bytes"`
+	HeadBytes     int64  `json:"head_bytes"`
+	TailBytes     int64  `json:"tail_bytes"`
+	RemovedBytes  int64  `json:"removed_bytes"`
+	Reason        string `json:"reason,omitempty"`
+}
+
+// Encode writes m as indented JSON with one artifact per line.
+func Encode(w io.Writer, m *Manifest) error {
+	head, err := marshal(m, true)
+	if err != nil {
+		return err
+	}
+	var b bytes.Buffer
+	b.Write(bytes.TrimSuffix(bytes.TrimRight(head, "\n"), []byte("}")))
+	b.Truncate(len(bytes.TrimRight(b.Bytes(), "\n")))
+	b.WriteString(",\n  \"artifacts\": [")
+	for i := range m.Artifacts {
+		line, err := marshal(&m.Artifacts[i], false)
+		if err != nil {
+			return err
+		}
+		if i > 0 {
+			b.WriteString(",")
+		}
+		b.WriteString("\n    ")
+		b.Write(bytes.TrimRight(line, "\n"))
+	}
+	if len(m.Artifacts) > 0 {
+		b.WriteString("\n  ")
+	}
+	b.WriteString("]\n}\n")
+	_, err = w.Write(b.Bytes())
+	return err
+}
+
+// marshal encodes without escaping <, > and & (commands hold them).
+func marshal(v any, indent bool) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if indent {
+		enc.SetIndent("", "  ")
+	}
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
