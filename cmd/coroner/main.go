@@ -121,10 +121,13 @@ func run(args []string, e env) (code int) {
 }
 
 func main() {
-	os.Exit(run(os.Args[1:], env{
+	stop := startProfiles()
+	code := run(os.Args[1:], env{
 		stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr,
 		stdoutTTY: isTerminal(os.Stdout), stderrTTY: isTerminal(os.Stderr),
-	}))
+	})
+	stop()
+	os.Exit(code)
 }
 
 type versionCmd struct{}
