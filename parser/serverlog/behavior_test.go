@@ -476,3 +476,15 @@ func TestSeriesRecyclesCleanly(t *testing.T) {
 	}
 	assert.Equal(t, s.Count, n)
 }
+
+func TestLongMessageCutOnARune(t *testing.T) {
+	msg := strings.Repeat("é", facts.MaxMsg) // two bytes each
+	_, l, _ := parseLog(t, facts.KindVLLMLog, "ERROR 05-12 02:45:30 [core.py:1] "+msg)
+	ev := firstEvent(l, facts.EventError)
+	require.NotNil(t, ev)
+	assert.True(t, utf8.ValidString(ev.Msg))
+	assert.LessOrEqual(t, len(ev.Msg), facts.MaxMsg)
+	assert.Equal(t, facts.MaxMsg, len(ev.Msg))
+	assert.True(t, utf8.ValidString(l.Procs[0].LastMsg))
+	assert.Equal(t, facts.MaxMsg, len(l.Procs[0].LastMsg))
+}

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/coroner-dev/coroner/parser/facts"
 	"github.com/coroner-dev/coroner/parser/textio"
@@ -369,21 +370,28 @@ func (p *parser) count(ps *procState, l *line, msg []byte) {
 	if msg != nil {
 		msg = bytes.TrimSpace(msg)
 		if len(msg) > 0 {
-			if len(msg) > facts.MaxMsg {
-				msg = msg[:facts.MaxMsg]
-			}
+			msg = cutMsg(msg)
 			ps.lastMsg = append(ps.lastMsg[:0], msg...)
 			ps.lastBad = p.bad
 		}
 	}
 }
 
+// cutMsg cuts b to facts.MaxMsg bytes on a rune boundary.
+func cutMsg(b []byte) []byte {
+	if len(b) <= facts.MaxMsg {
+		return b
+	}
+	k := facts.MaxMsg
+	for k > 0 && !utf8.RuneStart(b[k]) {
+		k--
+	}
+	return b[:k]
+}
+
 // text makes a kept string of b: cut to MaxMsg, invalid UTF-8 replaced.
 func (p *parser) text(b []byte) string {
-	b = bytes.TrimSpace(b)
-	if len(b) > facts.MaxMsg {
-		b = b[:facts.MaxMsg]
-	}
+	b = cutMsg(bytes.TrimSpace(b))
 	if p.bad {
 		return strings.ToValidUTF8(string(b), "\uFFFD")
 	}

@@ -124,7 +124,7 @@ func (p *parser) tbFeed(st *tbState, l *line, ps *procState) bool {
 		case !st.bare:
 			// A multi-line exception message of the same record.
 			if len(st.tb.ExcMsg) < facts.MaxMsg {
-				st.tb.ExcMsg = st.tb.ExcMsg + "\n" + p.text(trim)
+				st.tb.ExcMsg = string(cutMsg([]byte(st.tb.ExcMsg + "\n" + p.text(trim))))
 			}
 		default:
 			p.tbClose(st)
