@@ -13,7 +13,9 @@ import (
 
 type analyzeCmd struct {
 	bundleFlags
-	Format string `short:"f" enum:"md,json" default:"md" help:"Report format: md (markdown postmortem) or json (DESIGN §6, schema_version 1)."`
+	Format string `short:"f" enum:"md,markdown,html,json,text,github" default:"md" help:"Report format: md (markdown postmortem), html (one self-contained page), json (DESIGN §6, schema_version 1), text (for a terminal), github (an issue-sized brief)."`
+	Brief  bool   `help:"Write the issue-sized brief: the same as --format github."`
+	Color  string `enum:"auto,always,never" default:"auto" help:"Colour of --format text: auto (on a terminal, unless NO_COLOR is set), always, never."`
 	Output string `short:"o" placeholder:"FILE" help:"Write the report to FILE instead of stdout."`
 	FailOn string `name:"fail-on" enum:"critical,error,warning,info,never" default:"error" help:"Exit 1 when a finding is at least this severe (critical, error, warning, info, never)."`
 	Quiet  bool   `short:"q" help:"Print no progress on stderr."`
@@ -26,17 +28,15 @@ func (c *analyzeCmd) Run(e *env) error {
 	}
 	res := rules.Run(f, rules.Options{})
 	rep := reports.Build(f, res, reports.Meta{Path: bundleName(c.Paths), Version: version})
-	var buf bytes.Buffer
-	switch c.Format {
-	case "json":
-		err = reports.JSON(&buf, rep)
-	default:
-		err = reports.Markdown(&buf, rep)
+	format := c.Format
+	if c.Brief {
+		format = "github"
 	}
+	out, err := renderReport(e, format, useColor(e, c.Color, c.Output), rep, &c.bundleFlags)
 	if err != nil {
-		return fail(exitInternal, "render: %v", err)
+		return err
 	}
-	if err := writeOutput(e, c.Output, buf.Bytes()); err != nil {
+	if err := writeOutput(e, c.Output, out); err != nil {
 		return err
 	}
 	if failing(res.Findings, c.FailOn) {
@@ -139,13 +139,5 @@ func (c *timelineCmd) Run(e *env) error {
 	if c.Format == "json" {
 		return reports.JSON(e.stdout, rep.Timeline)
 	}
-	tw := newTable(e.stdout, "PROCESS", "PHASE", "START", "END", "DURATION", "EVIDENCE")
-	for _, s := range rep.Timeline {
-		end := s.End
-		if s.Open {
-			end += " (open)"
-		}
-		tw.row(s.Process, s.Phase, s.Start, end, fmt.Sprintf("%.0fs", s.DurationS), fmt.Sprintf("%s:%d", s.Evidence.File, s.Evidence.Line))
-	}
-	return tw.flush()
+	return reports.TimelineTable(e.stdout, rep)
 }

@@ -1,0 +1,434 @@
+package reports
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+)
+
+// TextOptions shape the terminal rendering.
+type TextOptions struct {
+	// Color adds ANSI colour and bold. The caller decides: on for a
+	// terminal, off when piped or when NO_COLOR is set.
+	Color bool
+	// Width wraps prose (default 100 columns). It is fixed, not read from
+	// the terminal, so that the output does not depend on the window.
+	Width int
+}
+
+// Text writes the postmortem for a terminal: the verdict first, then what to
+// do, the hypotheses, the timeline, the findings with their first evidence
+// lines, and a short account of the environment and the sources.
+func Text(w io.Writer, r *Report, o TextOptions) error {
+	if o.Width <= 0 {
+		o.Width = 100
+	}
+	t := &textWriter{o: o}
+	t.header(r)
+	t.actions(r)
+	t.hypotheses(r)
+	t.timeline(r)
+	t.findings(r)
+	t.collect(r)
+	t.environment(r)
+	t.sources(r)
+	t.assumptions(r)
+	_, err := io.WriteString(w, t.b.String())
+	return err
+}
+
+type textWriter struct {
+	o TextOptions
+	b strings.Builder
+}
+
+const (
+	ansiReset  = "\x1b[0m"
+	ansiBold   = "\x1b[1m"
+	ansiDim    = "\x1b[2m"
+	ansiRed    = "\x1b[31m"
+	ansiGreen  = "\x1b[32m"
+	ansiYellow = "\x1b[33m"
+	ansiBlue   = "\x1b[34m"
+	ansiCyan   = "\x1b[36m"
+)
+
+// c wraps s in a style when colour is on.
+func (t *textWriter) c(style, s string) string {
+	if !t.o.Color || s == "" || style == "" {
+		return s
+	}
+	return style + s + ansiReset
+}
+
+func (t *textWriter) line(s string) { t.b.WriteString(s + "\n") }
+
+func (t *textWriter) section(title string) {
+	t.line("")
+	t.line(t.c(ansiBold, strings.ToUpper(title)))
+}
+
+// wrapped writes prose wrapped at the width, the first line after prefix and
+// the others indented to line up under it.
+func (t *textWriter) wrapped(prefix, text, style string) {
+	indent := strings.Repeat(" ", utf8.RuneCountInString(stripANSI(prefix)))
+	for i, l := range wrap(cleanText(text), t.o.Width-utf8.RuneCountInString(indent)) {
+		if i == 0 {
+			t.line(prefix + t.c(style, l))
+		} else {
+			t.line(indent + t.c(style, l))
+		}
+	}
+}
+
+func outcomeStyle(o string) string {
+	switch o {
+	case "hung", "crashed":
+		return ansiRed
+	case "slow", "unknown":
+		return ansiYellow
+	case "ready":
+		return ansiGreen
+	}
+	return ansiBlue
+}
+
+func severityStyle(s string) string {
+	switch s {
+	case "critical", "error":
+		return ansiRed
+	case "warning":
+		return ansiYellow
+	}
+	return ansiBlue
+}
+
+func (t *textWriter) header(r *Report) {
+	v := r.Verdict
+	t.line(t.c(ansiBold, "coroner postmortem: "+cleanText(r.Bundle.Path)))
+	t.line("")
+	state := strings.ToUpper(orDash(v.Outcome))
+	facts := []string{}
+	if v.Phase != "" {
+		facts = append(facts, "in "+v.Phase)
+	}
+	if v.StalledForS > 0 {
+		facts = append(facts, "silent "+humanSeconds(float64(v.StalledForS)))
+	}
+	if e := engineName(r); e != "" {
+		facts = append(facts, e)
+	}
+	if g := gpuSummary(r); g != "" {
+		facts = append(facts, g)
+	}
+	facts = append(facts, plural(len(r.Bundle.Sources), "source", "sources"))
+	t.line(t.c(ansiBold+outcomeStyle(v.Outcome), state) + "  " + cleanText(strings.Join(facts, " · ")))
+	t.wrapped("", headline(r), ansiBold)
+}
+
+func (t *textWriter) actions(r *Report) {
+	as := actions(r)
+	if len(as) == 0 {
+		return
+	}
+	t.section("What to do")
+	for i, a := range as {
+		tag := ""
+		if a.Cause {
+			tag = " (likely cause)"
+			if i == 0 {
+				tag = " (most likely cause)"
+			}
+		}
+		p := fmt.Sprintf("  %d. ", i+1)
+		t.wrapped(p, a.For+tag, ansiBold)
+		t.wrapped(strings.Repeat(" ", len(p)), a.Remedy, "")
+	}
+}
+
+func (t *textWriter) hypotheses(r *Report) {
+	if len(r.Verdict.Causes) == 0 && len(r.RuledOut) == 0 {
+		return
+	}
+	t.section("Hypotheses")
+	if len(r.Verdict.Causes) == 0 {
+		t.line("  no cause stands out: no rule that names a cause fired")
+	}
+	for i, c := range r.Verdict.Causes {
+		p := fmt.Sprintf("  %d. %.2f  ", i+1, c.Confidence)
+		t.wrapped(p, c.Title+" ("+orDash(c.Category)+")", ansiBold)
+		if c.Why != "" {
+			t.wrapped(strings.Repeat(" ", len(p)), sentence(c.Why), "")
+		}
+	}
+	if len(r.RuledOut) > 0 {
+		t.line("  ruled out:")
+		for _, ro := range r.RuledOut {
+			why := ro.Title + ": " + sentence(ro.Why)
+			if len(ro.Evidence) > 0 {
+				var cites []string
+				for _, e := range ro.Evidence {
+					cites = append(cites, loc(e.File, e.Line))
+				}
+				why += " [" + strings.Join(cites, ", ") + "]"
+			}
+			t.wrapped("  - ", why, ansiDim)
+		}
+	}
+}
+
+func (t *textWriter) timeline(r *Report) {
+	if len(r.Timeline) == 0 {
+		return
+	}
+	cf := newClockFormat(timelineStamps(r)...)
+	title := "Timeline (UTC"
+	if cf.sameDay {
+		title += ", " + cf.day
+	}
+	t.section(title + ")")
+	groups := timelineGroups(r.Timeline)
+	shown := groups
+	if len(shown) > maxGroups {
+		shown = shown[:maxGroups]
+	}
+	rows := [][]string{{"PROCESS", "PHASE", "START", "END", "DURATION", "EVIDENCE"}}
+	var styles []string
+	for _, g := range shown {
+		for i, s := range g.Spans {
+			name := ""
+			if i == 0 {
+				name = g.Label
+			}
+			end := cf.show(s.End)
+			style := ""
+			if s.Open {
+				end += " open"
+				if stalled(r) {
+					end = cf.show(s.End) + " stalled"
+					style = ansiRed
+				}
+			}
+			rows = append(rows, []string{name, s.Phase, cf.show(s.Start), end, humanSeconds(s.DurationS), loc(s.Evidence.File, s.Evidence.Line)})
+			styles = append(styles, style)
+		}
+	}
+	t.table(rows, styles)
+	if n := len(groups) - len(shown); n > 0 {
+		t.line(fmt.Sprintf("  %s more; `coroner timeline` lists every process", plural(n, "row group", "row groups")))
+	}
+}
+
+// table writes rows with aligned columns; the first row is the header.
+func (t *textWriter) table(rows [][]string, styles []string) {
+	widths := make([]int, len(rows[0]))
+	for _, r := range rows {
+		for i, c := range r {
+			r[i] = cleanText(c)
+			widths[i] = max(widths[i], utf8.RuneCountInString(r[i]))
+		}
+	}
+	for ri, r := range rows {
+		var b strings.Builder
+		b.WriteString("  ")
+		for i, c := range r {
+			if i == len(r)-1 {
+				b.WriteString(c)
+			} else {
+				b.WriteString(c + strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c)+2))
+			}
+		}
+		s := strings.TrimRight(b.String(), " ")
+		switch {
+		case ri == 0:
+			s = t.c(ansiDim, s)
+		case styles != nil && styles[ri-1] != "":
+			s = t.c(styles[ri-1], s)
+		}
+		t.line(s)
+	}
+}
+
+// textEvidence is how many evidence lines a finding shows in the terminal.
+const textEvidence = 4
+
+func (t *textWriter) findings(r *Report) {
+	t.section("Findings")
+	if len(r.Findings) == 0 {
+		t.line("  no rule fired")
+		return
+	}
+	for fi, f := range r.Findings {
+		if fi > 0 {
+			t.line("")
+		}
+		sev := fmt.Sprintf("%-8s", strings.ToUpper(f.Severity))
+		head := f.Title + "  [" + f.Rule
+		if f.Confidence > 0 {
+			head += fmt.Sprintf(", %.2f", f.Confidence)
+		}
+		head += "]"
+		t.wrapped("  "+t.c(severityStyle(f.Severity)+ansiBold, sev)+" ", head, ansiBold)
+		ind := strings.Repeat(" ", 11)
+		if f.Message != "" {
+			t.wrapped(ind, f.Message, "")
+		}
+		if f.Remedy != "" {
+			t.wrapped(ind+"remedy: ", f.Remedy, "")
+		}
+		for i, e := range f.Evidence {
+			if i == textEvidence {
+				t.line(ind + t.c(ansiDim, "… "+plural(len(f.Evidence)-textEvidence, "more evidence line", "more evidence lines")))
+				break
+			}
+			text := strings.ReplaceAll(cleanText(e.Text), "\n", " ")
+			l := truncate(loc(e.File, e.Line)+"  "+text, t.o.Width-len(ind))
+			t.line(ind + t.c(ansiCyan, l))
+		}
+	}
+}
+
+func (t *textWriter) collect(r *Report) {
+	if len(r.Inconclusive) == 0 {
+		return
+	}
+	t.section("What to collect next")
+	for _, in := range r.Inconclusive {
+		t.wrapped("  - ", in.Rule+" misses "+strings.Join(in.Missing, "; ")+". Collect: "+in.Collect, "")
+	}
+}
+
+func (t *textWriter) environment(r *Report) {
+	e := r.Environment
+	if len(e.GPUs)+len(e.Software)+len(e.ServerArgs)+len(e.EnvVars)+len(e.System) == 0 {
+		return
+	}
+	t.section("Environment")
+	for _, g := range e.GPUs {
+		s := fmt.Sprintf("%s × %s", gpuCount(g), orDash(g.Model))
+		if g.ComputeCapability != "" {
+			s += ", SM " + g.ComputeCapability
+		}
+		if g.MemoryMiB > 0 {
+			s += fmt.Sprintf(", %.1f GiB", g.MemoryMiB/1024)
+		}
+		t.wrapped("  gpus      ", s+" ("+loc(g.Source.File, g.Source.Line)+")", "")
+	}
+	list := func(label string, items []Item) {
+		if len(items) == 0 {
+			return
+		}
+		var parts []string
+		for _, it := range items {
+			parts = append(parts, it.Name+"="+truncate(it.Value, 80))
+		}
+		t.wrapped(fmt.Sprintf("  %-10s", label), strings.Join(parts, " · "), "")
+	}
+	list("software", e.Software)
+	list("args", e.ServerArgs)
+	list("env", e.EnvVars)
+	list("system", e.System)
+}
+
+func (t *textWriter) sources(r *Report) {
+	t.section("Sources")
+	issues := 0
+	kinds := map[string]int{}
+	var order []string
+	for _, s := range r.Bundle.Sources {
+		issues += len(s.Issues)
+		if kinds[s.Kind] == 0 {
+			order = append(order, s.Kind)
+		}
+		kinds[s.Kind]++
+	}
+	var parts []string
+	for _, k := range order {
+		parts = append(parts, fmt.Sprintf("%s %d", k, kinds[k]))
+	}
+	t.wrapped("  ", fmt.Sprintf("%s (%s), %s", plural(len(r.Bundle.Sources), "file", "files"), strings.Join(parts, ", "), plural(issues, "parse issue", "parse issues")), "")
+	for _, s := range r.Bundle.Sources {
+		if len(s.Issues) > 0 {
+			t.wrapped("  - ", s.Path+": "+issueSummary(s.Issues, 2), ansiYellow)
+		}
+	}
+}
+
+func (t *textWriter) assumptions(r *Report) {
+	if len(r.Assumptions) == 0 {
+		return
+	}
+	t.section("Assumptions")
+	for _, a := range r.Assumptions {
+		t.wrapped("  - ", a, "")
+	}
+}
+
+// wrap breaks text into lines of at most width runes at spaces; a word
+// longer than the width gets a line of its own.
+func wrap(text string, width int) []string {
+	width = max(width, 20)
+	var lines []string
+	for _, para := range strings.Split(text, "\n") {
+		words := strings.Fields(para)
+		cur, n := "", 0
+		for _, w := range words {
+			wl := utf8.RuneCountInString(w)
+			if n > 0 && n+1+wl > width {
+				lines = append(lines, cur)
+				cur, n = "", 0
+			}
+			if n > 0 {
+				cur += " "
+				n++
+			}
+			cur += w
+			n += wl
+		}
+		if n > 0 || len(words) == 0 {
+			lines = append(lines, cur)
+		}
+	}
+	if len(lines) == 0 {
+		lines = []string{""}
+	}
+	return lines
+}
+
+func stripANSI(s string) string {
+	if !strings.Contains(s, "\x1b") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		if s[i] == 0x1b {
+			i += escapeLen(s[i:])
+			continue
+		}
+		b.WriteByte(s[i])
+		i++
+	}
+	return b.String()
+}
+
+// TimelineTable writes every span of the timeline, one per line, with full
+// RFC 3339 instants: what `coroner timeline` prints. Unlike the
+// postmortem's tables it collapses nothing.
+func TimelineTable(w io.Writer, r *Report) error {
+	t := &textWriter{o: TextOptions{Width: 100}}
+	rows := [][]string{{"PROCESS", "PHASE", "START", "END", "DURATION", "EVIDENCE"}}
+	for _, s := range r.Timeline {
+		end := orDash(s.End)
+		if s.Open {
+			end += " (open)"
+		}
+		rows = append(rows, []string{s.Process, s.Phase, orDash(s.Start), end, humanSeconds(s.DurationS), loc(s.Evidence.File, s.Evidence.Line)})
+	}
+	t.table(rows, nil)
+	out := t.b.String()
+	// The table's two-space margin suits the postmortem, not a listing.
+	out = strings.ReplaceAll("\n"+out, "\n  ", "\n")[1:]
+	_, err := io.WriteString(w, out)
+	return err
+}

@@ -1,0 +1,42 @@
+package reports
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestTextColor: colour codes only when asked for, and never the ones a
+// hostile log carries.
+func TestTextColor(t *testing.T) {
+	r := analyze(t, "hostile", "testdata/hostile")
+	var plain, color bytes.Buffer
+	require.NoError(t, Text(&plain, r, TextOptions{}))
+	require.NoError(t, Text(&color, r, TextOptions{Color: true}))
+	assert.NotContains(t, plain.String(), "\x1b", "plain output holds no escape at all")
+	assert.Contains(t, color.String(), ansiBold+ansiRed+"CRASHED"+ansiReset)
+	// The file holding "\x1b[31mred\x1b[0m" shows up without its escapes.
+	assert.NotContains(t, color.String(), "\x1b[31mred")
+	assert.Equal(t, plain.String(), stripANSI(color.String()), "colour changes nothing but colour")
+}
+
+func TestTextSeed(t *testing.T) {
+	r := analyze(t, "seed", "../fixtures/seed/flashinfer-sm120-hang")
+	var buf bytes.Buffer
+	require.NoError(t, Text(&buf, r, TextOptions{Width: 100}))
+	out := buf.String()
+	lines := strings.Split(out, "\n")
+	assert.Equal(t, "HUNG  in post-weights · silent 77 min · sglang · 8 × NVIDIA RTX PRO 6000 Blackwell Server Edition (SM 12.0) · 7 sources", lines[2])
+	assert.Contains(t, out, "  TP1-TP7  launch ")
+	assert.Contains(t, out, "           weights-loading   00:28:19  01:55:12 stalled  87 min    server.log:143\n")
+	for _, l := range lines {
+		// Prose wraps at the width; only table rows and evidence may not.
+		if strings.HasPrefix(l, "           ") || strings.Contains(l, "server.log:") {
+			continue
+		}
+		assert.LessOrEqual(t, len([]rune(l)), 120, l)
+	}
+}
