@@ -155,7 +155,18 @@ func (p *run) entry(e *bundle.Entry, r io.Reader) error {
 	}
 	// Read a small entry whole so a worker can parse it while the walk goes
 	// on; stream a large one through a pipe.
-	buf := make([]byte, smallEntry+1)
+	var buf []byte
+	pooled := false
+	if e.Size >= 0 && e.Size < smallEntry {
+		buf = make([]byte, e.Size+1) // +1 sees the end even if the size lied
+	} else {
+		buf, pooled = bufPool.Get().([]byte), true
+	}
+	release := func() {
+		if pooled {
+			bufPool.Put(buf) //nolint:staticcheck // a slice header is fine here
+		}
+	}
 	n, err := io.ReadFull(r, buf)
 	var in io.Reader
 	stream := false
@@ -171,7 +182,7 @@ func (p *run) entry(e *bundle.Entry, r io.Reader) error {
 	p.wg.Add(1)
 	if !stream {
 		go func() {
-			defer func() { <-p.workers; p.wg.Done() }()
+			defer func() { release(); <-p.workers; p.wg.Done() }()
 			p.parse(j, in)
 		}()
 		return nil
@@ -183,12 +194,16 @@ func (p *run) entry(e *bundle.Entry, r io.Reader) error {
 		pr.Close()
 	}()
 	_, err = pw.Write(buf[:n])
+	release() // the pipe has handed the bytes over
 	if err == nil {
 		_, err = io.Copy(pw, r)
 	}
 	pw.CloseWithError(err)
 	return nil
 }
+
+// bufPool holds the buffers of entries whose size is unknown or large.
+var bufPool = sync.Pool{New: func() any { return make([]byte, smallEntry+1) }}
 
 type errReader struct{ err error }
 
