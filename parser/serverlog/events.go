@@ -279,6 +279,10 @@ func (p *parser) table(l *line, ps *procState, lvl facts.Level, b []byte, bare b
 			return p.emit(ps, facts.EventWarmup, lvl, b, map[string]any{"what": "disaggregation"}), false
 		}
 	case 'E':
+		if has(b, "Endpoint '") && contains(b, "is deprecated") {
+			f := map[string]any{"what": string(wordUntil(b[len("Endpoint '"):], '\''))}
+			return p.emit(ps, facts.EventDeprecation, facts.LevelWarning, b, f), false
+		}
 		if has(b, "Engine ") {
 			if ev, ok := p.engineLine(ps, lvl, b); ok {
 				return ev, true
@@ -499,6 +503,15 @@ func (p *parser) table(l *line, ps *procState, lvl facts.Level, b []byte, bare b
 		switch {
 		case has(b, "Scheduler hit an exception"):
 			return p.emit(ps, facts.EventSchedulerCrash, facts.LevelError, b, map[string]any{"component": "Scheduler"}), false
+		case has(b, "Sequence group ") && contains(b, "is preempted by PreemptionMode."):
+			f := map[string]any{}
+			if w := wordAfter(b, "PreemptionMode."); w != nil {
+				f["mode"] = string(w)
+			}
+			if v, ok := numAfter(b, "total_num_cumulative_preemption="); ok {
+				f["total"] = v
+			}
+			return p.emit(ps, facts.EventPreemption, facts.LevelWarning, b, f), false
 		case has(b, "SpecDecoding metrics:"), has(b, "Speculative metrics:"):
 			p.statSpec(ps, b)
 			return nil, true
@@ -751,6 +764,18 @@ func (p *parser) table(l *line, ps *procState, lvl facts.Level, b []byte, bare b
 				f["enabled"] = true
 			}
 			return p.emit(ps, facts.EventCustomAllReduce, lvl, b, f), false
+		}
+	case '\'':
+		// "'--cuda-graph-max-bs' is deprecated and will be removed in a
+		// future release. Use '--cuda-graph-max-bs-decode' instead."
+		if e := bytes.IndexByte(b[1:], '\''); e > 0 && has(b[e+2:], " is deprecated") {
+			f := map[string]any{"what": string(b[1 : e+1])}
+			if k := strings.Index(bstr(b), "Use '"); k >= 0 {
+				if q := bytes.IndexByte(b[k+5:], '\''); q > 0 {
+					f["replacement"] = string(b[k+5 : k+5+q])
+				}
+			}
+			return p.emit(ps, facts.EventDeprecation, facts.LevelWarning, b, f), false
 		}
 	case '*':
 		if has(b, "*** SIGTERM received") || has(b, "*** SIGKILL") || has(b, "*** SIGSEGV received") || has(b, "*** SIGABRT received") {
