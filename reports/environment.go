@@ -13,10 +13,13 @@ import (
 // Environment is what the run ran on and with. Every value cites the file and
 // line it was read from, so a reader can check it against the evidence.
 type Environment struct {
-	GPUs []GPUGroup `json:"gpus"`
+	// Engine is the inference engine whose log the bundle holds (sglang,
+	// vllm), "" when no log names one. Its version is in Software.
+	Engine string     `json:"engine"`
+	GPUs   []GPUGroup `json:"gpus"`
 	// Software holds the engine, driver, CUDA, torch, NCCL and library
-	// versions, in a fixed order: engine first, then the CUDA stack, then
-	// the rest by name.
+	// versions, in a fixed order: the engine first ("unknown" when its log
+	// does not say), then the CUDA stack, then the rest by name.
 	Software []Item `json:"software"`
 	// ServerArgs are the engine arguments that matter to a diagnosis, and
 	// every argument given on the launch command line, sorted by name.
@@ -51,6 +54,12 @@ type GPUGroup struct {
 
 func buildEnvironment(f *facts.Facts) Environment {
 	env := Environment{GPUs: gpuGroups(f), Software: software(f), ServerArgs: serverArgs(f), EnvVars: envVars(f), System: system(f)}
+	for _, l := range f.Logs {
+		if l.Engine != facts.EngineUnknown {
+			env.Engine = string(l.Engine)
+			break
+		}
+	}
 	return env
 }
 
@@ -116,7 +125,7 @@ func gpuGroups(f *facts.Facts) []GPUGroup {
 }
 
 // softwareOrder ranks the components shown first; the rest follow by name.
-var softwareOrder = []string{"engine", "driver", "cuda-driver", "cuda-runtime", "cuda-torch", "torch", "nccl", "nccl-runtime", "cudnn", "python"}
+var softwareOrder = []string{"sglang", "vllm", "driver", "cuda-driver", "cuda-runtime", "cuda-torch", "torch", "nccl", "nccl-runtime", "cudnn", "python"}
 
 // envReportKeys maps the version keys of env reports (collect_env,
 // check_env) to the names the report uses; pip packages matching
@@ -168,13 +177,11 @@ func software(f *facts.Facts) []Item {
 				break
 			}
 		}
-		v := string(l.Engine)
 		if l.Version != "" {
-			v += " " + l.Version
+			add(string(l.Engine), l.Version, src, "")
 		} else {
-			v += " (version not logged)"
+			add(string(l.Engine), "unknown", src, "the log does not print its version")
 		}
-		add("engine", v, src, "")
 		if nccl != nil {
 			add("nccl-runtime", nccl.Str("version"), nccl.Src, "as the engine loaded it")
 		}

@@ -34,8 +34,8 @@ func HTML(w io.Writer, r *Report) error {
 	for _, bl := range postmortem(r).blocks {
 		switch {
 		case bl.details != nil:
-			fmt.Fprintf(&b, "<details><summary>%s</summary>\n<pre><code>%s</code></pre>\n</details>\n",
-				html.EscapeString(bl.details.summary), html.EscapeString(bl.details.body))
+			fmt.Fprintf(&b, "<details%s><summary>%s</summary>\n<pre><code>%s</code></pre>\n</details>\n",
+				openAttr(bl.details.open), html.EscapeString(bl.details.summary), html.EscapeString(bl.details.body))
 		case bl.chart != nil:
 			if svg := svgTimeline(bl.chart); svg != "" {
 				b.WriteString("<figure class=\"chart\">\n")

@@ -131,6 +131,7 @@ func TestJSONContract(t *testing.T) {
 			c.arr(doc, "ruled_out")
 			c.arr(doc, "snapshots")
 			env := c.obj(doc, "environment")
+			c.str(env, "engine")
 			for _, k := range []string{"gpus", "software", "server_args", "env_vars", "system"} {
 				for _, it := range c.arr(env, k) {
 					src := c.obj(c.as(it), "source")

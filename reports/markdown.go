@@ -16,7 +16,7 @@ func Markdown(w io.Writer, r *Report) error {
 		case bl.details != nil:
 			d := bl.details
 			fc := fence(d.body)
-			fmt.Fprintf(&b, "<details><summary>%s</summary>\n\n%stext\n%s%s\n\n</details>\n\n", html.EscapeString(d.summary), fc, d.body, fc)
+			fmt.Fprintf(&b, "<details%s><summary>%s</summary>\n\n%stext\n%s%s\n\n</details>\n\n", openAttr(d.open), html.EscapeString(d.summary), fc, d.body, fc)
 		case bl.chart != nil:
 			b.WriteString(mermaidGantt(bl.chart))
 		default:
@@ -43,10 +43,19 @@ type block struct {
 	chart   *chart
 }
 
-// details is evidence shown folded: summary and body are plain text.
+// details is evidence shown folded: summary and body are plain text. The
+// top cause's evidence is shown unfolded.
 type details struct {
 	summary string
 	body    string
+	open    bool
+}
+
+func openAttr(open bool) string {
+	if open {
+		return " open"
+	}
+	return ""
 }
 
 func (d *doc) p(format string, args ...any) { fmt.Fprintf(&d.cur, format, args...) }
@@ -58,9 +67,9 @@ func (d *doc) flush() {
 	}
 }
 
-func (d *doc) addDetails(summary, body string) {
+func (d *doc) addDetails(summary, body string, open bool) {
 	d.flush()
-	d.blocks = append(d.blocks, block{details: &details{summary: summary, body: body}})
+	d.blocks = append(d.blocks, block{details: &details{summary: summary, body: body, open: open}})
 }
 
 func (d *doc) addChart(c *chart) {
@@ -118,13 +127,15 @@ func silentFor(r *Report) string {
 	return humanSeconds(float64(r.Verdict.StalledForS))
 }
 
+// engineName is "sglang 0.5.8", or "sglang" when the version is unknown.
 func engineName(r *Report) string {
+	e := r.Environment.Engine
 	for _, it := range r.Environment.Software {
-		if it.Name == "engine" {
-			return strings.TrimSuffix(it.Value, " (version not logged)")
+		if e != "" && it.Name == e && it.Value != "unknown" {
+			return e + " " + it.Value
 		}
 	}
-	return ""
+	return e
 }
 
 // gpuSummary is "8 × NVIDIA H200 (SM 9.0)" or a list of such.
@@ -317,18 +328,29 @@ func mdFindings(d *doc, r *Report) {
 		d.p("No rule fired.\n\n")
 		return
 	}
+	top := -1
+	if len(r.Verdict.Causes) > 0 {
+		c := r.Verdict.Causes[0]
+		for i, f := range r.Findings {
+			if f.Rule == c.Rule && (c.Category == "" || f.Category == c.Category) {
+				top = i
+				break
+			}
+		}
+	}
 	for _, sev := range severities {
-		var list []Finding
-		for _, f := range r.Findings {
+		var list []int
+		for i, f := range r.Findings {
 			if f.Severity == sev {
-				list = append(list, f)
+				list = append(list, i)
 			}
 		}
 		if len(list) == 0 {
 			continue
 		}
 		d.p("### %s (%d)\n\n", titleCase(sev), len(list))
-		for _, f := range list {
+		for _, i := range list {
+			f := r.Findings[i]
 			d.p("#### %s\n\n", mdInline(f.Title))
 			meta := []string{"rule " + mdCode(f.Rule)}
 			if f.Category != "" {
@@ -345,7 +367,7 @@ func mdFindings(d *doc, r *Report) {
 				d.p("**Remedy:** %s\n\n", mdRich(f.Remedy))
 			}
 			if len(f.Evidence) > 0 {
-				d.addDetails(fmt.Sprintf("Evidence (%d)", len(f.Evidence)), evidenceBody(f.Evidence))
+				d.addDetails(fmt.Sprintf("Evidence (%d)", len(f.Evidence)), evidenceBody(f.Evidence), i == top)
 			}
 			if len(f.References) > 0 {
 				d.p("References:\n\n")

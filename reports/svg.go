@@ -181,7 +181,7 @@ func svgTimeline(c *chart) string {
 			}
 			if w > float64(len(label))*6.4+8 {
 				color := "#fff"
-				if s.Phase == "torch-compile" || s.Phase == "launch" {
+				if (s.Phase == "torch-compile" || s.Phase == "launch") && !(s.Open && c.Stall) {
 					color = "#24292f"
 				}
 				fmt.Fprintf(&b, `<text x="%.1f" y="%d" fill="%s" font-size="11" pointer-events="none">%s</text>`, x0+4, y+svgRowH/2+4, color, html.EscapeString(label))
