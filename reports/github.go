@@ -286,8 +286,8 @@ func briefTimeline(b *strings.Builder, r *Report) {
 			end := cf.show(s.End)
 			if s.Open {
 				end += " (open)"
-				if stalled(r) {
-					end = cf.show(s.End) + " (stalled)"
+				if w := openEnding(r); w != "" {
+					end = cf.show(s.End) + " (" + w + ")"
 				}
 			}
 			fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", name, s.Phase, cf.show(s.Start), end, humanSeconds(s.DurationS))

@@ -248,7 +248,7 @@ func TestHTMLSelfContained(t *testing.T) {
 // stall drawn hatched, the snapshot marked.
 func TestHTMLSVGTimeline(t *testing.T) {
 	r := analyze(t, "seed", "../fixtures/seed/flashinfer-sm120-hang")
-	svg := svgTimeline(&chart{Groups: timelineGroups(r.Timeline), Stall: stalled(r), Snapshots: r.Snapshots, End: r.EvidenceEnd})
+	svg := svgTimeline(&chart{Groups: timelineGroups(r.Timeline), Ended: openEnding(r), Snapshots: r.Snapshots, End: r.EvidenceEnd})
 	require.NotEmpty(t, svg)
 	for _, label := range []string{">main</text>", ">TP0</text>", ">TP1-TP7</text>"} {
 		assert.Contains(t, svg, label)

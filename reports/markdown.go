@@ -284,7 +284,7 @@ func mdTimeline(d *doc, r *Report) {
 		d.p(" (%s, %s)", cf.show(r.EvidenceEnd.At), mdInline(loc(r.EvidenceEnd.File, r.EvidenceEnd.Line)))
 	}
 	d.p(". Processes whose phases match within %d s share one row group.\n\n", int(sameTolerance.Seconds()))
-	d.addChart(&chart{Groups: groups, Stall: stalled(r), Snapshots: r.Snapshots, End: r.EvidenceEnd})
+	d.addChart(&chart{Groups: groups, Ended: openEnding(r), Snapshots: r.Snapshots, End: r.EvidenceEnd})
 	shown := groups
 	if len(shown) > maxGroups {
 		shown = shown[:maxGroups]
@@ -295,8 +295,8 @@ func mdTimeline(d *doc, r *Report) {
 			end := cf.show(s.End)
 			if s.Open {
 				end += " (open)"
-				if stalled(r) {
-					end = cf.show(s.End) + " (open: stalled)"
+				if w := openEnding(r); w != "" {
+					end = cf.show(s.End) + " (open: " + w + ")"
 				}
 			}
 			dur := "-"
@@ -316,10 +316,17 @@ func mdTimeline(d *doc, r *Report) {
 	}
 }
 
-// stalled reports whether open phases are a stall (hung) or where the run
-// died (crashed), rather than a phase still under way.
-func stalled(r *Report) bool {
-	return r.Verdict.Outcome == "hung" || r.Verdict.Outcome == "crashed"
+// openEnding says what an open phase means: "stalled" in a hung run,
+// "crashed" in a crashed one (the phase the run died in), "" when the run
+// may still be moving through it.
+func openEnding(r *Report) string {
+	switch r.Verdict.Outcome {
+	case "hung":
+		return "stalled"
+	case "crashed":
+		return "crashed"
+	}
+	return ""
 }
 
 func mdFindings(d *doc, r *Report) {

@@ -9,8 +9,10 @@ import (
 // chart is the timeline the markdown draws as a Mermaid gantt and the HTML
 // as an SVG.
 type chart struct {
-	Groups    []procGroup
-	Stall     bool // open phases are a stall or the point of death
+	Groups []procGroup
+	// Ended is what open phases mean: "stalled" (hung), "crashed", or ""
+	// while the run may still move on.
+	Ended     string
 	Snapshots []Snapshot
 	End       *Instant
 }
@@ -18,7 +20,7 @@ type chart struct {
 // mermaidGantt writes a gantt with one section per row group and one task
 // per phase, each with an explicit start and end (UTC, to the second).
 // Closed phases are "done"; an open phase is "crit" when the run is hung
-// or crashed (the stall), "active" while it is still under way.
+// (the stall) or crashed (where it died), "active" while it is under way.
 func mermaidGantt(c *chart) string {
 	var b strings.Builder
 	b.WriteString("```mermaid\ngantt\n")
@@ -42,9 +44,9 @@ func mermaidGantt(c *chart) string {
 			if s.Open {
 				tag = "active"
 				name += " (open)"
-				if c.Stall {
+				if c.Ended != "" {
 					tag = "crit"
-					name = s.Phase + " (stalled)"
+					name = s.Phase + " (" + c.Ended + ")"
 				}
 			}
 			tasks = append(tasks, fmt.Sprintf("    %s :%s, g%ds%d, %s, %s\n", mermaidText(name), tag, gi, si, mermaidTime(start), mermaidTime(end)))

@@ -164,9 +164,9 @@ func svgTimeline(c *chart) string {
 			extra := ""
 			state := ""
 			if s.Open {
-				if c.Stall {
+				if c.Ended != "" {
 					fill = "url(#stall-hatch)"
-					state = ", open: stalled"
+					state = ", open: " + c.Ended
 				} else {
 					extra = ` stroke="#24292f" stroke-dasharray="3 2"`
 					state = ", open"
@@ -176,12 +176,15 @@ func svgTimeline(c *chart) string {
 				x0, y+(svgRowH-svgBarH)/2, w, svgBarH, fill, extra,
 				html.EscapeString(fmt.Sprintf("%s: %s, %s to %s (%s%s)", g.Label, s.Phase, clockOf(a), clockOf(e), humanSeconds(s.DurationS), state)))
 			label := s.Phase
-			if s.Open && c.Stall {
+			switch {
+			case s.Open && c.Ended == "stalled":
 				label = "stalled in " + s.Phase + " for " + humanSeconds(s.DurationS)
+			case s.Open && c.Ended == "crashed":
+				label = "crashed in " + s.Phase + " after " + humanSeconds(s.DurationS)
 			}
 			if w > float64(len(label))*6.4+8 {
 				color := "#fff"
-				if (s.Phase == "torch-compile" || s.Phase == "launch") && !(s.Open && c.Stall) {
+				if (s.Phase == "torch-compile" || s.Phase == "launch") && !(s.Open && c.Ended != "") {
 					color = "#24292f"
 				}
 				fmt.Fprintf(&b, `<text x="%.1f" y="%d" fill="%s" font-size="11" pointer-events="none">%s</text>`, x0+4, y+svgRowH/2+4, color, html.EscapeString(label))
@@ -215,8 +218,8 @@ func svgTimeline(c *chart) string {
 		fmt.Fprintf(&b, `<rect x="%.1f" y="%d" width="12" height="12" rx="2" fill="%s"/><text x="%.1f" y="%d" fill="#24292f">%s</text>`, lx, legendY, phaseColor(p), lx+16, legendY+10, p)
 		lx += 16 + float64(len(p))*6.6 + 14
 	}
-	if c.Stall && chartHasOpen(groups) {
-		fmt.Fprintf(&b, `<rect x="%.1f" y="%d" width="12" height="12" rx="2" fill="url(#stall-hatch)"/><text x="%.1f" y="%d" fill="#24292f">stalled</text>`, lx, legendY, lx+16, legendY+10)
+	if c.Ended != "" && chartHasOpen(groups) {
+		fmt.Fprintf(&b, `<rect x="%.1f" y="%d" width="12" height="12" rx="2" fill="url(#stall-hatch)"/><text x="%.1f" y="%d" fill="#24292f">%s</text>`, lx, legendY, lx+16, legendY+10, c.Ended)
 		lx += 16 + 7*6.6 + 14
 	}
 	if len(marks) > 0 {

@@ -205,8 +205,8 @@ func (t *textWriter) timeline(r *Report) {
 			style := ""
 			if s.Open {
 				end += " open"
-				if stalled(r) {
-					end = cf.show(s.End) + " stalled"
+				if w := openEnding(r); w != "" {
+					end = cf.show(s.End) + " " + w
 					style = ansiRed
 				}
 			}
