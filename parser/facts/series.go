@@ -34,10 +34,11 @@ type Series struct {
 	// allocation per sample.
 	spare     []*Bucket
 	spareAggs []*Agg
-	// fastKeys/fastAggs map the keys of the last AddPairs call to the
-	// aggregates of fastBucket, so that a run of samples with the same keys
-	// skips the map lookups.
+	// fastKeys are the keys of the last AddPairs call, lastVals its values
+	// (as Last holds them) and fastAggs their aggregates in fastBucket: a run
+	// of samples with the same keys skips most map operations.
 	fastKeys   []string
+	lastVals   []float64
 	fastAggs   []*Agg
 	fastBucket *Bucket
 }
@@ -120,6 +121,7 @@ func (s *Series) Add(src Source, t time.Time, values map[string]float64) {
 		s.Last.Values = make(map[string]float64, len(values))
 	}
 	last := s.Last.Values
+	s.fastKeys, s.fastBucket = s.fastKeys[:0], nil // Last changes behind AddPairs' back
 
 	b := s.bucketFor(src, t, len(values))
 	// One pass copies the sample into Last and aggregates it: a series of
@@ -179,24 +181,36 @@ func (s *Series) AddPairs(src Source, t time.Time, keys []string, vals []float64
 		s.Last.Values = make(map[string]float64, n)
 	}
 	last := s.Last.Values
-	for i, k := range keys {
-		last[k] = vals[i]
-	}
-	if len(last) != n {
-		for k := range last {
-			if !containsKey(keys, k) {
-				delete(last, k)
-			}
-		}
-	}
-	b := s.bucketFor(src, t, n)
-	same := s.fastBucket == b && len(s.fastKeys) == n
+	same := len(s.fastKeys) == n
 	for i := 0; same && i < n; i++ {
 		same = s.fastKeys[i] == keys[i]
 	}
-	if !same {
-		s.fastBucket = b
+	if same {
+		// Last already holds these keys: write only the values that moved.
+		for i, v := range vals {
+			if v != s.lastVals[i] || v != v {
+				last[keys[i]] = v
+				s.lastVals[i] = v
+			}
+		}
+	} else {
+		for i, k := range keys {
+			last[k] = vals[i]
+		}
+		if len(last) != n {
+			for k := range last {
+				if !containsKey(keys, k) {
+					delete(last, k)
+				}
+			}
+		}
 		s.fastKeys = append(s.fastKeys[:0], keys...)
+		s.lastVals = append(s.lastVals[:0], vals...)
+		s.fastBucket = nil
+	}
+	b := s.bucketFor(src, t, n)
+	if s.fastBucket != b {
+		s.fastBucket = b
 		s.fastAggs = s.fastAggs[:0]
 		for _, k := range keys {
 			a := b.Aggs[k]

@@ -120,3 +120,17 @@ func TestSteadyStateAllocs(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkScanOnly reads the SGLang input with the line scanner alone: the
+// floor that parsing is compared against (DESIGN §10, "close to wc -l").
+func BenchmarkScanOnly(b *testing.B) {
+	data := genSGLang(400000)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		in := textio.NewInput("bench.log", bytes.NewReader(data), 0, nil)
+		for in.Scan() {
+			in.CheckUTF8()
+		}
+	}
+}

@@ -44,6 +44,12 @@ type clockState struct {
 	// because the placeholders move at the end.
 	first, latest     time.Time
 	phFirst, phLatest time.Time
+
+	// The last engine stamp and the time it gave: lines of the same second
+	// are many, and they need no new computation.
+	lastSt   stamp
+	lastKind hdrKind
+	lastT    time.Time
 }
 
 // resolve turns a line's stamps into a time. ok is false when the line has
@@ -82,7 +88,12 @@ func (c *clockState) resolve(l *line) (time.Time, bool) {
 		return time.Time{}, false
 	}
 	if inner {
-		return c.seen(c.fromInner(&l.st, l.kind)), true
+		if l.st == c.lastSt && l.kind == c.lastKind && !c.lastT.IsZero() {
+			return c.lastT, true
+		}
+		t := c.seen(c.fromInner(&l.st, l.kind))
+		c.lastSt, c.lastKind, c.lastT = l.st, l.kind, t
+		return t, true
 	}
 	// A wrapper stamp alone in a file whose first stamp had no zone: take its
 	// wall-clock reading so that the file stays of one kind.

@@ -279,7 +279,7 @@ func (p *parser) handle(l *line) []byte {
 	if repeated > 0 && ev != nil {
 		setField(ev, "repeated", float64(repeated))
 	}
-	if bytes.HasSuffix(bytes.TrimRight(body, " "), tbHead) {
+	if n := len(body); n > len(tbHead) && (body[n-1] == ':' || body[n-1] == ' ') && bytes.HasSuffix(bytes.TrimRight(body, " "), tbHead) {
 		p.tbStart(l, ps, bare, ev)
 	}
 	if ev != nil {

@@ -134,7 +134,9 @@ func statKey(domain byte, raw []byte, pct bool) string {
 // statValue reads a stat value: a number with an optional unit or "%", or
 // True/False.
 func statValue(v []byte) (float64, bool, bool) {
-	v = bytes.TrimSpace(v)
+	if len(v) > 0 && (v[0] == ' ' || v[len(v)-1] == ' ') {
+		v = bytes.TrimSpace(v)
+	}
 	if x, n := parseNum(v); n > 0 {
 		pct := n < len(v) && v[n] == '%'
 		return x, pct, true
@@ -154,22 +156,38 @@ func statValue(v []byte) (float64, bool, bool) {
 func eachItem(b []byte, fn func(pos int, key, val []byte)) {
 	pos := 0
 	for len(b) > 0 {
-		colon, end := -1, len(b)
-		for i := 0; i+1 < len(b); i++ {
-			if b[i+1] != ' ' {
-				continue
-			}
-			if b[i] == ':' && colon < 0 {
-				colon = i
-			} else if b[i] == ',' {
-				end = i
+		// the item ends at the next ", "
+		end := len(b)
+		for from := 0; ; {
+			k := bytes.IndexByte(b[from:], ',')
+			if k < 0 {
 				break
 			}
+			k += from
+			if k+1 < len(b) && b[k+1] == ' ' {
+				end = k
+				break
+			}
+			from = k + 1
 		}
-		if colon >= 0 && colon < end {
-			fn(pos, b[:colon], b[colon+2:end])
+		item := b[:end]
+		colon := -1
+		for from := 0; ; {
+			k := bytes.IndexByte(item[from:], ':')
+			if k < 0 {
+				break
+			}
+			k += from
+			if k+1 < len(item) && item[k+1] == ' ' {
+				colon = k
+				break
+			}
+			from = k + 1
+		}
+		if colon >= 0 {
+			fn(pos, item[:colon], item[colon+2:])
 		} else {
-			fn(pos, nil, b[:end])
+			fn(pos, nil, item)
 		}
 		pos++
 		if end+2 > len(b) {
