@@ -72,40 +72,12 @@ func ParseCatalog(data []byte, file string) ([]*Signature, error) {
 			s.Where = fmt.Sprintf("%s:%d", file, lines[i])
 		}
 		var probs []string
-		if !idRE.MatchString(s.ID) {
-			probs = append(probs, fmt.Sprintf("id %q is not kebab-case", s.ID))
-		}
 		if seen[s.ID] {
 			probs = append(probs, fmt.Sprintf("id %q defined twice", s.ID))
 		}
 		seen[s.ID] = true
-		re, err := regexp.Compile(s.Pattern)
-		if err != nil || s.Pattern == "" {
-			probs = append(probs, fmt.Sprintf("pattern: %v", errOr(err, "empty")))
-		}
-		s.re = re
-		if !s.Category.Valid() {
-			probs = append(probs, fmt.Sprintf("category %q is not in the taxonomy", s.Category))
-		}
-		if s.Severity == "" {
-			s.Severity = SeverityError
-		}
-		if s.Severity.Rank() < 0 {
-			probs = append(probs, fmt.Sprintf("severity %q is not critical, error, warning or info", s.Severity))
-		}
-		if s.Confidence <= 0 || s.Confidence > 1 {
-			probs = append(probs, fmt.Sprintf("confidence %v is not in (0, 1]", s.Confidence))
-		}
-		if s.Outcome != "" {
-			if _, ok := outcomePriority[s.Outcome]; !ok {
-				probs = append(probs, fmt.Sprintf("outcome %q is not in the taxonomy", s.Outcome))
-			}
-		}
-		if s.Phase != "" && s.Phase.Order() < 0 {
-			probs = append(probs, fmt.Sprintf("phase %q is not in the taxonomy", s.Phase))
-		}
-		if strings.TrimSpace(s.Title) == "" {
-			probs = append(probs, "empty title")
+		for _, pr := range s.Check() {
+			probs = append(probs, pr.Msg)
 		}
 		if len(probs) > 0 {
 			errs = append(errs, fmt.Errorf("%s: signature %s: %s", s.Where, s.ID, strings.Join(probs, "; ")))
@@ -115,6 +87,54 @@ func ParseCatalog(data []byte, file string) ([]*Signature, error) {
 		return nil, errors.Join(errs...)
 	}
 	return sigs, nil
+}
+
+// Problem is one defect of a catalog entry; Field is the YAML key it is
+// about, so that a loader holding the YAML nodes can say where it is.
+type Problem struct {
+	Field string
+	Msg   string
+}
+
+// Check validates the entry, compiles its pattern and fills the defaults
+// (severity error). User packs call it for each signature they define.
+func (s *Signature) Check() []Problem {
+	var probs []Problem
+	add := func(field, format string, args ...any) {
+		probs = append(probs, Problem{Field: field, Msg: fmt.Sprintf(format, args...)})
+	}
+	if !idRE.MatchString(s.ID) {
+		add("id", "id %q is not kebab-case", s.ID)
+	}
+	re, err := regexp.Compile(s.Pattern)
+	if err != nil || s.Pattern == "" {
+		add("pattern", "pattern: %v", errOr(err, "empty"))
+	}
+	s.re = re
+	if !s.Category.Valid() {
+		add("category", "category %q is not in the taxonomy", s.Category)
+	}
+	if s.Severity == "" {
+		s.Severity = SeverityError
+	}
+	if s.Severity.Rank() < 0 {
+		add("severity", "severity %q is not critical, error, warning or info", s.Severity)
+	}
+	if s.Confidence <= 0 || s.Confidence > 1 {
+		add("confidence", "confidence %v is not in (0, 1]", s.Confidence)
+	}
+	if s.Outcome != "" {
+		if _, ok := outcomePriority[s.Outcome]; !ok {
+			add("outcome", "outcome %q is not in the taxonomy", s.Outcome)
+		}
+	}
+	if s.Phase != "" && s.Phase.Order() < 0 {
+		add("phase", "phase %q is not in the taxonomy", s.Phase)
+	}
+	if strings.TrimSpace(s.Title) == "" {
+		add("title", "empty title")
+	}
+	return probs
 }
 
 func errOr(err error, s string) string {

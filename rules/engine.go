@@ -173,6 +173,9 @@ type Options struct {
 	Rules []*Rule
 	// Catalog of signatures; nil means the built-in catalog.
 	Catalog []*Signature
+	// Filter, when set, rewrites the findings before the verdict is decided,
+	// so that what it drops (a suppressed finding) claims no outcome or cause.
+	Filter func([]Finding) []Finding
 }
 
 // Run derives the index and runs the rules. It never fails: a rule that
@@ -193,6 +196,9 @@ func Run(f *facts.Facts, opts Options) *Result {
 		res.Findings = append(res.Findings, p.findings...)
 		res.Inconclusive = append(res.Inconclusive, p.inconclusive...)
 		res.RuledOut = append(res.RuledOut, p.ruledOut...)
+	}
+	if opts.Filter != nil {
+		res.Findings = opts.Filter(res.Findings)
 	}
 	sortFindings(res.Findings)
 	sort.SliceStable(res.Inconclusive, func(i, j int) bool { return res.Inconclusive[i].Rule < res.Inconclusive[j].Rule })

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/coroner-dev/coroner/parser/facts"
 	"github.com/coroner-dev/coroner/reports"
@@ -19,14 +20,24 @@ type analyzeCmd struct {
 	Output string `short:"o" placeholder:"FILE" help:"Write the report to FILE instead of stdout."`
 	FailOn string `name:"fail-on" enum:"critical,error,warning,info,never" default:"error" help:"Exit 1 when a finding is at least this severe (critical, error, warning, info, never)."`
 	Quiet  bool   `short:"q" help:"Print no progress on stderr."`
+	// User rules and suppressions (README: User rules).
+	Rules    []string `name:"rules" placeholder:"FILE" sep:"none" help:"Also run the signatures and rules of a user rule pack (YAML; coroner rules explain describes it). Repeatable."`
+	Suppress []string `name:"suppress" placeholder:"FILE" sep:"none" help:"Drop the findings a suppression file lists (YAML: rule, file, match, reason); entries that match nothing are reported. Repeatable."`
 }
 
 func (c *analyzeCmd) Run(e *env) error {
+	opts, sup, err := engineOptions(c.Rules, c.Suppress)
+	if err != nil {
+		return err
+	}
 	f, err := c.parse(e, nil)
 	if err != nil {
 		return err
 	}
-	res := rules.Run(f, rules.Options{})
+	res := rules.Run(f, opts)
+	if sup != nil && !c.Quiet && sup.Suppressed() > 0 {
+		fmt.Fprintf(e.stderr, "coroner: %d finding(s) suppressed by %s\n", sup.Suppressed(), strings.Join(c.Suppress, ", "))
+	}
 	rep := reports.Build(f, res, reports.Meta{Path: bundleName(c.Paths), Version: version})
 	format := c.Format
 	if c.Brief {

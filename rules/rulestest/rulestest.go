@@ -238,13 +238,26 @@ func (r *Result) Passed() bool { return len(r.Problems) == 0 }
 // any severity must be wanted; otherwise findings below warning may go
 // unwanted.
 func (c *Case) Run(rs []*rules.Rule, strict bool) *Result {
+	return c.RunWith(rules.Options{Rules: rs}, nil, strict)
+}
+
+// RunWith runs opts (rules, catalog) over the case and compares. Every
+// finding of a rule in scope must be wanted; a nil scope means every rule
+// of opts.Rules. Wants of any rule are checked, in scope or not.
+// `coroner rules test` runs every rule, so that signatures and verdicts
+// come out as in an analysis, and scopes the user's pack rules.
+func (c *Case) RunWith(opts rules.Options, scope []string, strict bool) *Result {
 	res := &Result{Case: c}
 	f, err := c.Facts()
 	if err != nil {
 		res.Problems = append(res.Problems, fmt.Sprintf("%s: %v", c.Path, err))
 		return res
 	}
-	run := rules.Run(f, rules.Options{Rules: rs})
+	rs := opts.Rules
+	if rs == nil {
+		rs = rules.Registered()
+	}
+	run := rules.Run(f, opts)
 	res.Run = run
 	used := make([]bool, len(run.Findings))
 	for _, w := range c.Wants {
@@ -261,7 +274,10 @@ func (c *Case) Run(rs []*rules.Rule, strict bool) *Result {
 	}
 	inScope := map[string]bool{}
 	for _, r := range rs {
-		inScope[r.ID] = true
+		inScope[r.ID] = scope == nil
+	}
+	for _, id := range scope {
+		inScope[id] = true
 	}
 	for i, fd := range run.Findings {
 		if used[i] || !inScope[fd.Rule] {

@@ -1,0 +1,369 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/coroner-dev/coroner/rules"
+	"github.com/coroner-dev/coroner/rules/pack"
+	"github.com/coroner-dev/coroner/rules/rulestest"
+	"github.com/coroner-dev/coroner/rules/suppress"
+)
+
+type rulesCmd struct {
+	List    rulesListCmd    `cmd:"" help:"List every rule: the built-in ones and those of the packs given with --rules."`
+	Explain rulesExplainCmd `cmd:"" help:"Explain a rule or signature: what it looks at, why, what it needs. Without an ID: the rule pack language."`
+	Test    rulesTestCmd    `cmd:"" help:"Run the fixture cases of DIR (txtar files, bundle folders with DIR.want) against the built-in rules and the packs (--rules, and DIR/*.rules.yaml); print PASS or FAIL per case."`
+}
+
+// rulePackFlags loads user rule packs.
+type rulePackFlags struct {
+	Rules []string `name:"rules" placeholder:"FILE" sep:"none" help:"Load a user rule pack (YAML; coroner rules explain describes it). Repeatable."`
+}
+
+// load reads the packs; their defects are a usage error, all listed.
+func (p *rulePackFlags) load(more ...string) (*pack.Set, error) {
+	set, err := pack.Load(append(append([]string(nil), p.Rules...), more...)...)
+	if err != nil {
+		return nil, fail(exitUsage, "rule packs:\n%v", err)
+	}
+	return set, nil
+}
+
+// engineOptions loads the packs and suppression files that analyze uses.
+func engineOptions(packs, suppressions []string) (rules.Options, *suppress.List, error) {
+	set, err := (&rulePackFlags{Rules: packs}).load()
+	if err != nil {
+		return rules.Options{}, nil, err
+	}
+	opts := set.Options()
+	if len(suppressions) == 0 {
+		return opts, nil, nil
+	}
+	sup, err := suppress.Load(suppressions...)
+	if err == nil {
+		err = sup.Check(func(id string) bool {
+			return id == "signature" || rules.Lookup(set.Rules(), id) != nil
+		})
+	}
+	if err != nil {
+		return rules.Options{}, nil, fail(exitUsage, "suppressions:\n%v", err)
+	}
+	opts.Filter = sup.Filter()
+	return opts, sup, nil
+}
+
+// allRules is every rule a finding can come from: the set's and the
+// suppression rule.
+func allRules(set *pack.Set) []*rules.Rule {
+	out := append(append([]*rules.Rule(nil), set.Rules()...), suppress.Rule())
+	sort.SliceStable(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+type rulesListCmd struct {
+	rulePackFlags
+	Format     string `short:"f" enum:"table,json" default:"table" help:"Output format: table or json."`
+	Signatures bool   `help:"List the signature catalog instead of the rules."`
+}
+
+// ruleJSON is one rule of `rules list --format json`.
+type ruleJSON struct {
+	ID         string   `json:"id"`
+	Title      string   `json:"title"`
+	Severity   string   `json:"severity"`
+	Category   string   `json:"category"`
+	Builtin    bool     `json:"builtin"`
+	From       string   `json:"from,omitempty"`
+	Needs      []string `json:"needs"`
+	References []string `json:"references"`
+}
+
+func (c *rulesListCmd) Run(e *env) error {
+	set, err := c.load()
+	if err != nil {
+		return err
+	}
+	if c.Signatures {
+		return listSignatures(e, set, c.Format)
+	}
+	rs := allRules(set)
+	if c.Format == "json" {
+		out := make([]ruleJSON, 0, len(rs))
+		for _, r := range rs {
+			j := ruleJSON{ID: r.ID, Title: r.Title, Severity: string(r.Severity), Category: string(r.Category),
+				Builtin: r.Builtin, Needs: []string{}, References: []string{}}
+			for _, k := range r.Needs {
+				j.Needs = append(j.Needs, string(k))
+			}
+			j.References = append(j.References, r.References...)
+			if info, ok := set.Info(r.ID); ok {
+				j.From = info.Where
+			}
+			out = append(out, j)
+		}
+		return writeJSON(e, out)
+	}
+	tw := newTable(e.stdout, "ID", "SEVERITY", "CATEGORY", "TITLE")
+	for _, r := range rs {
+		tw.row(r.ID, string(r.Severity), orDash(string(r.Category)), r.Title)
+	}
+	return tw.flush()
+}
+
+func listSignatures(e *env, set *pack.Set, format string) error {
+	sigs := append([]*rules.Signature(nil), set.Catalog()...)
+	sort.SliceStable(sigs, func(i, j int) bool { return sigs[i].ID < sigs[j].ID })
+	if format == "json" {
+		return writeJSON(e, sigs)
+	}
+	tw := newTable(e.stdout, "ID", "SEVERITY", "CATEGORY", "TITLE")
+	for _, s := range sigs {
+		tw.row(s.ID, string(s.Severity), string(s.Category), s.Title)
+	}
+	return tw.flush()
+}
+
+func writeJSON(e *env, v any) error {
+	enc := json.NewEncoder(e.stdout)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return fail(exitInternal, "write json: %v", err)
+	}
+	return nil
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+type rulesExplainCmd struct {
+	rulePackFlags
+	ID string `arg:"" optional:"" help:"A rule or signature ID (coroner rules list shows them)."`
+}
+
+func (c *rulesExplainCmd) Run(e *env) error {
+	set, err := c.load()
+	if err != nil {
+		return err
+	}
+	w := e.stdout
+	if c.ID == "" {
+		_, err := fmt.Fprint(w, pack.Reference)
+		return err
+	}
+	if r := rules.Lookup(allRules(set), c.ID); r != nil {
+		fmt.Fprintf(w, "%s: %s\n\n", r.ID, r.Title)
+		from := "built-in"
+		if info, ok := set.Info(r.ID); ok {
+			from = "pack " + info.Where
+		}
+		fmt.Fprintf(w, "severity: %s   category: %s   %s\n", r.Severity, orDash(string(r.Category)), from)
+		if len(r.Needs) > 0 {
+			var ks []string
+			for _, k := range r.Needs {
+				ks = append(ks, string(k))
+			}
+			fmt.Fprintf(w, "needs (any of): %s\n", strings.Join(ks, ", "))
+		}
+		fmt.Fprintf(w, "\n%s\n", strings.TrimRight(r.Doc, "\n"))
+		if info, ok := set.Info(r.ID); ok {
+			if info.Match != "" {
+				fmt.Fprintf(w, "\nmatch:\n%s\n", indent(info.Match))
+			}
+			if info.When != "" {
+				fmt.Fprintf(w, "\nwhen:\n%s\n", indent(strings.TrimRight(info.When, "\n")))
+			}
+			if info.Message != "" {
+				fmt.Fprintf(w, "\nmessage:\n%s\n", indent(info.Message))
+			}
+			fmt.Fprintf(w, "\n(the names a pack rule's expressions see: coroner rules explain, without an ID)\n")
+		}
+		writeRefs(w, r.References)
+		return nil
+	}
+	for _, s := range set.Catalog() {
+		if s.ID != c.ID {
+			continue
+		}
+		fmt.Fprintf(w, "%s: %s (signature)\n\n", s.ID, s.Title)
+		fmt.Fprintf(w, "severity: %s   category: %s   confidence: %.2f   defined at %s\n", s.Severity, s.Category, s.Confidence, s.Where)
+		fmt.Fprintf(w, "pattern: %s\n", s.Pattern)
+		if s.Owner != "" {
+			fmt.Fprintf(w, "reported by: %s\n", s.Owner)
+		} else {
+			fmt.Fprintf(w, "reported by: signature\n")
+		}
+		if s.Affected != "" {
+			fmt.Fprintf(w, "affected: %s\n", s.Affected)
+		}
+		if s.Fixed != "" {
+			fmt.Fprintf(w, "fixed: %s\n", s.Fixed)
+		}
+		if s.Remedy != "" {
+			fmt.Fprintf(w, "\nremedy: %s\n", s.Remedy)
+		}
+		writeRefs(w, s.References)
+		return nil
+	}
+	return fail(exitUsage, "no rule or signature %q (coroner rules list shows the rules, --signatures the signatures)", c.ID)
+}
+
+func indent(s string) string {
+	return "  " + strings.ReplaceAll(s, "\n", "\n  ")
+}
+
+func writeRefs(w interface{ Write([]byte) (int, error) }, refs []string) {
+	if len(refs) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nreferences:\n")
+	for _, r := range refs {
+		fmt.Fprintf(w, "  %s\n", r)
+	}
+}
+
+type rulesTestCmd struct {
+	rulePackFlags
+	Paths []string `arg:"" name:"DIR" help:"Folders of cases (searched recursively) or single .txtar cases."`
+}
+
+// testCase is one case found, or the error that kept it from loading.
+type testCase struct {
+	name string
+	c    *rulestest.Case
+	err  error
+}
+
+func (c *rulesTestCmd) Run(e *env) error {
+	var packs []string
+	var cases []testCase
+	for _, p := range c.Paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			return fail(exitUsage, "%s: %v", p, unwrapPathError(err))
+		}
+		if !st.IsDir() {
+			tc, err := rulestest.LoadTxtar(p)
+			cases = append(cases, testCase{name: p, c: tc, err: err})
+			continue
+		}
+		found, _ := filepath.Glob(filepath.Join(p, "*.rules.yaml"))
+		packs = append(packs, found...)
+		more, err := findCases(p)
+		if err != nil {
+			return fail(exitInternal, "%v", err)
+		}
+		cases = append(cases, more...)
+	}
+	set, err := c.load(packs...)
+	if err != nil {
+		return err
+	}
+	if len(cases) == 0 {
+		return fail(exitUsage, "no cases in %s: want *.txtar files or bundle folders with a .want beside them", strings.Join(c.Paths, ", "))
+	}
+	// In scope, every finding must be wanted: the pack rules, and the
+	// signature rule when a pack adds signatures (it reports them).
+	var scope []string
+	for _, r := range set.PackRules() {
+		scope = append(scope, r.ID)
+	}
+	for _, p := range set.Packs {
+		if len(p.Signatures) > 0 {
+			scope = append(scope, "signature")
+			break
+		}
+	}
+	opts := set.Options()
+	failed := 0
+	fires := map[string]int{}
+	quiet := map[string]int{}
+	for _, tc := range cases {
+		if tc.err != nil {
+			failed++
+			fmt.Fprintf(e.stdout, "FAIL %s\n    %s\n", tc.name, strings.ReplaceAll(tc.err.Error(), "\n", "\n    "))
+			continue
+		}
+		wanted := map[string]bool{}
+		for _, w := range tc.c.Wants {
+			wanted[w.Rule] = true
+		}
+		for _, r := range set.PackRules() {
+			if wanted[r.ID] {
+				fires[r.ID]++
+			} else {
+				quiet[r.ID]++
+			}
+		}
+		res := tc.c.RunWith(opts, scope, true)
+		if res.Passed() {
+			fmt.Fprintf(e.stdout, "PASS %s\n", tc.name)
+			continue
+		}
+		failed++
+		fmt.Fprintf(e.stdout, "FAIL %s\n", tc.name)
+		for _, p := range res.Problems {
+			fmt.Fprintf(e.stdout, "    %s\n", p)
+		}
+	}
+	var coverage []string
+	for _, r := range set.PackRules() {
+		if fires[r.ID] == 0 {
+			coverage = append(coverage, fmt.Sprintf("rule %s has no case where it fires", r.ID))
+		}
+		if quiet[r.ID] == 0 {
+			coverage = append(coverage, fmt.Sprintf("rule %s has no case where it stays quiet", r.ID))
+		}
+	}
+	if len(coverage) > 0 {
+		fmt.Fprintf(e.stdout, "FAIL coverage\n    %s\n", strings.Join(coverage, "\n    "))
+	}
+	summary := fmt.Sprintf("%d case(s), %d pack rule(s) from %d pack(s)", len(cases), len(set.PackRules()), len(set.Packs))
+	if failed > 0 || len(coverage) > 0 {
+		fmt.Fprintf(e.stdout, "FAIL: %d of %s failed\n", failed, summary)
+		return &exitError{code: exitFindings, err: errors.New("")}
+	}
+	fmt.Fprintf(e.stdout, "ok: %s\n", summary)
+	return nil
+}
+
+// findCases finds the cases under dir: txtar files, and folders with a
+// .want file beside them (whose insides are evidence, not more cases).
+func findCases(dir string) ([]testCase, error) {
+	var out []testCase
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name, _ := filepath.Rel(dir, p)
+		name = filepath.ToSlash(name)
+		if d.IsDir() {
+			if p == dir {
+				return nil
+			}
+			if _, err := os.Stat(p + ".want"); err == nil {
+				c, err := rulestest.LoadDir(p)
+				out = append(out, testCase{name: name, c: c, err: err})
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if strings.HasSuffix(p, ".txtar") {
+			c, err := rulestest.LoadTxtar(p)
+			out = append(out, testCase{name: name, c: c, err: err})
+		}
+		return nil
+	})
+	return out, err
+}
