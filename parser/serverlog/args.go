@@ -281,6 +281,7 @@ func (p *parser) cmdline(ps *procState, b []byte) *facts.LogEvent {
 		if secret(k) && v != "true" {
 			v = redacted
 		}
+		k, v = strings.ToValidUTF8(k, "\uFFFD"), strings.ToValidUTF8(v, "\uFFFD")
 		if len(p.out.Settings) < 1<<20 {
 			p.out.Settings = append(p.out.Settings, &facts.Setting{Src: src, Key: k, Value: v, From: "cmdline"})
 		}

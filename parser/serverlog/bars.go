@@ -175,7 +175,7 @@ func (p *parser) barState(ps *procState, t *tqdmBar) {
 			b := ps.bars[i]
 			if b.bar.Desc == "" && b.bar.Total == t.total && b.bar.N <= t.n && !b.bar.Done() {
 				bs = b
-				bs.bar.Desc = string(t.desc)
+				bs.bar.Desc = strings.ToValidUTF8(string(t.desc), "\uFFFD")
 				break
 			}
 		}
@@ -186,7 +186,11 @@ func (p *parser) barState(ps *procState, t *tqdmBar) {
 			return
 		}
 		p.bars++
-		bs = &barState{bar: &facts.ProgressBar{Desc: string(t.desc), Proc: ps.pl.Proc, FirstSrc: src}}
+		desc := string(t.desc)
+		if p.bad {
+			desc = strings.ToValidUTF8(desc, "\uFFFD")
+		}
+		bs = &barState{bar: &facts.ProgressBar{Desc: desc, Proc: ps.pl.Proc, FirstSrc: src}}
 		ps.bars = append(ps.bars, bs)
 		p.barList = append(p.barList, bs)
 		p.log.Bars = append(p.log.Bars, bs.bar)

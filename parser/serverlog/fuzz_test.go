@@ -73,6 +73,14 @@ func FuzzParse(f *testing.F) {
 			if e.Traceback != nil && len(e.Traceback.Frames) > facts.MaxFrames {
 				t.Fatalf("%d frames", len(e.Traceback.Frames))
 			}
+			if !utf8.ValidString(e.Proc.Name) || !utf8.ValidString(e.Proc.Host) {
+				t.Fatalf("bad process %+v", e.Proc)
+			}
+			for k, v := range e.Fields {
+				if s, ok := v.(string); ok && !utf8.ValidString(s) {
+					t.Fatalf("field %s: %q", k, s)
+				}
+			}
 		}
 		for _, p := range l.Procs {
 			if p.Lines < 1 || p.Lines > lines {
@@ -85,6 +93,9 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 		for _, b := range l.Bars {
+			if !utf8.ValidString(b.Desc) || !utf8.ValidString(b.Detail) {
+				t.Fatalf("bad bar %q %q", b.Desc, b.Detail)
+			}
 			within("bar", b.Src.Line)
 			within("bar first", b.FirstSrc.Line)
 			if b.N < 0 || b.Total < 0 || b.Updates < 1 {
@@ -100,6 +111,9 @@ func FuzzParse(f *testing.F) {
 		}
 		for _, s := range out.Settings {
 			within("setting", s.Src.Line)
+			if !utf8.ValidString(s.Key) || !utf8.ValidString(s.Value) {
+				t.Fatalf("bad setting %q=%q", s.Key, s.Value)
+			}
 		}
 		if c, ok := out.Clocks["f.log"]; ok && c.Latest.IsZero() {
 			t.Fatal("a clock without a latest time")

@@ -3,6 +3,7 @@ package serverlog
 import (
 	"bytes"
 	"strconv"
+	"strings"
 
 	"github.com/coroner-dev/coroner/parser/facts"
 )
@@ -61,6 +62,8 @@ func (p *parser) procFor(l *line) *procState {
 	} else {
 		pr = tagProc(l.tag)
 	}
+	pr.Name = strings.ToValidUTF8(pr.Name, "\uFFFD")
+	pr.Host = strings.ToValidUTF8(pr.Host, "\uFFFD")
 	ps := p.byName[pr.Key()]
 	if ps == nil {
 		ps = p.newProc(pr)

@@ -414,6 +414,13 @@ func (p *parser) emit(ps *procState, typ facts.EventType, lvl facts.Level, msg [
 	if p.hasT || p.inherited {
 		ev.Time, ev.Inherited = p.t, p.inherited
 	}
+	if p.bad {
+		for k, v := range fields {
+			if s, ok := v.(string); ok {
+				fields[k] = strings.ToValidUTF8(s, "\uFFFD")
+			}
+		}
+	}
 	p.events.add(ev)
 	return ev
 }
