@@ -30,6 +30,8 @@ type cli struct {
 	Analyze  analyzeCmd  `cmd:"" help:"Diagnose a run from a bundle of evidence and write a postmortem."`
 	Sources  sourcesCmd  `cmd:"" help:"List every file of a bundle with its detected kind, size, lines and parse issues."`
 	Timeline timelineCmd `cmd:"" help:"Print only the reconstructed startup timeline of every process and rank."`
+	Collect  collectCmd  `cmd:"" help:"Snapshot a live (possibly hung) server machine into a redacted bundle for a bug report."`
+	Bundle   bundleCmd   `cmd:"" help:"Pack existing evidence files and folders into a redacted bundle with a manifest."`
 	Rules    rulesCmd    `cmd:"" help:"List, explain and test rules, built-in and from user rule packs."`
 	Version  versionCmd  `cmd:"" help:"Print coroner's version."`
 }

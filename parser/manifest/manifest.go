@@ -17,7 +17,7 @@
 //	  "target": {"engine": "sglang", "how": "--match sglang", "pids": [41170, 41171]},
 //	  "rounds": [{"dir": "round-01", "n": 1, "start": "...", "end": "..."}, {"dir": "once", ...}],
 //	  "redaction": {"enabled": true, "hosts": false, "counts": {"hf-token": 2}},
-//	  "size_cap": {"max_bytes": 25000000, "fits": true, "attempts": 1},
+//	  "size_cap": {"max_bytes": 25000000},
 //	  "artifacts": [
 //	    {"path": "round-01/nvidia-smi-q.xml", "program": "nvidia-smi", "command": "nvidia-smi -q -x", "round": 1, "start": "...", "end": "...", "exit_code": -1, "timed_out": true, "timeout_s": 30, "bytes": 0},
 //	    ...
@@ -127,12 +127,10 @@ type Redaction struct {
 	Counts  map[string]int `json:"counts,omitempty"`
 }
 
-// SizeCap says whether the bundle was fitted under a size.
+// SizeCap is the size the bundle was fitted under; the artifacts that
+// were trimmed for it say so.
 type SizeCap struct {
 	MaxBytes int64 `json:"max_bytes"`
-	Bytes    int64 `json:"bytes"`
-	Fits     bool  `json:"fits"`
-	Attempts int   `json:"attempts"`
 }
 
 // Artifact is one capture.

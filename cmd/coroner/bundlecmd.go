@@ -1,0 +1,505 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/user"
+	"path"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
+	"github.com/ulikunitz/xz"
+
+	"github.com/coroner-dev/coroner/internal/pack"
+	"github.com/coroner-dev/coroner/internal/redact"
+	"github.com/coroner-dev/coroner/parser"
+	"github.com/coroner-dev/coroner/parser/facts"
+	"github.com/coroner-dev/coroner/parser/manifest"
+)
+
+// writeFlags are the flags of the commands that write a bundle.
+type writeFlags struct {
+	Output      string `short:"o" required:"" placeholder:"FILE" help:"The bundle to write (a .tar.zst)."`
+	NoRedact    bool   `name:"no-redact" help:"Keep secrets (tokens, keys, passwords) in the bundle. Redaction is on by default."`
+	RedactHosts bool   `name:"redact-hosts" help:"Also replace host names, IP addresses and user names by pseudonyms (the same value gets the same pseudonym across the bundle)."`
+	MaxSize     string `name:"max-size" default:"25MB" help:"Trim the middle of the largest logs until the bundle fits (GitHub's attachment limit is 25MB); 0 for no limit."`
+	Quiet       bool   `short:"q" help:"Print no progress on stderr."`
+}
+
+func (p *writeFlags) check() (int64, error) {
+	if p.NoRedact && p.RedactHosts {
+		return 0, fail(exitUsage, "--no-redact and --redact-hosts contradict each other")
+	}
+	max := int64(0)
+	if s := strings.TrimSpace(p.MaxSize); s != "0" && s != "" {
+		n, err := parseSize(s)
+		if err != nil {
+			return 0, fail(exitUsage, "--max-size: %v", err)
+		}
+		max = n
+	}
+	if st, err := os.Stat(p.Output); err == nil && st.IsDir() {
+		return 0, fail(exitUsage, "-o %s: is a directory; name the bundle file", p.Output)
+	}
+	if dir := filepath.Dir(p.Output); dir != "" {
+		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+			return 0, fail(exitUsage, "-o %s: the folder %s does not exist", p.Output, dir)
+		}
+	}
+	return max, nil
+}
+
+// localNames are the host and user names of this machine, which
+// --redact-hosts replaces even where the evidence does not reveal them as
+// such.
+func localNames() (hosts, users []string) {
+	if h, err := os.Hostname(); err == nil {
+		hosts = append(hosts, h)
+	}
+	if u, err := user.Current(); err == nil {
+		users = append(users, u.Username)
+	}
+	for _, v := range []string{"SUDO_USER", "USER", "LOGNAME"} {
+		if s := os.Getenv(v); s != "" {
+			users = append(users, s)
+		}
+	}
+	return hosts, users
+}
+
+// packJob is a bundle to write: its files, the manifest records that go
+// with them (an artifact whose Path names an item describes it), and the
+// rest of the manifest.
+type packJob struct {
+	items    []pack.Item
+	manifest *manifest.Manifest
+	redactor *redact.Redactor
+	maxSize  int64
+	capName  string
+}
+
+// writeBundle packs the job into out: it detects each file's kind, learns
+// names for --redact-hosts, redacts the manifest's own text and writes the
+// archive with the manifest last.
+func writeBundle(out string, job *packJob) (*pack.Summary, error) {
+	m := job.manifest
+	kinds := map[string]string{}
+	for _, it := range job.items {
+		k, err := detectKind(it)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", it.Name, err)
+		}
+		kinds[it.Name] = string(k)
+	}
+	r := job.redactor
+	counts := redact.Counts{}
+	if r != nil && r.Hosts() {
+		for _, it := range job.items {
+			if !it.Text {
+				continue
+			}
+			rc, err := it.Open()
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", it.Name, err)
+			}
+			err = r.Learn(rc)
+			rc.Close()
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", it.Name, err)
+			}
+		}
+	}
+	red := func(s string) string {
+		if r == nil || s == "" {
+			return s
+		}
+		return r.String(s, counts)
+	}
+	// Names are redacted like content: a folder named after a user or host
+	// would otherwise give it away.
+	if r != nil {
+		renamed := map[string]string{}
+		for i := range job.items {
+			n := red(job.items[i].Name)
+			renamed[job.items[i].Name] = n
+			kinds[n] = kinds[job.items[i].Name]
+			job.items[i].Name = n
+		}
+		for i := range m.Artifacts {
+			if n, ok := renamed[m.Artifacts[i].Path]; ok {
+				m.Artifacts[i].Path = n
+			}
+		}
+	}
+	for i := range m.Artifacts {
+		a := &m.Artifacts[i]
+		a.Command, a.Stderr, a.Error, a.Source, a.Skipped = red(a.Command), red(a.Stderr), red(a.Error), red(a.Source), red(a.Skipped)
+		if a.Path != "" {
+			a.Kind = kinds[a.Path]
+		}
+	}
+	if h := m.Host; h != nil {
+		h.Hostname, h.User = red(h.Hostname), red(h.User)
+	}
+	if t := m.Target; t != nil {
+		t.Model, t.URL = red(t.Model), red(t.URL)
+	}
+	for i := range m.Args {
+		m.Args[i] = red(m.Args[i])
+	}
+	for i := range m.Notes {
+		m.Notes[i] = red(m.Notes[i])
+	}
+	if job.maxSize > 0 {
+		m.SizeCap = &manifest.SizeCap{MaxBytes: job.maxSize}
+	}
+	finalize := func(results []pack.Result) (string, []byte, error) {
+		mm := *m
+		mm.Artifacts = append([]manifest.Artifact(nil), m.Artifacts...)
+		total := redact.Counts{}
+		total.Add(counts)
+		byName := map[string]*pack.Result{}
+		for i := range results {
+			byName[results[i].Name] = &results[i]
+			total.Add(results[i].Counts)
+		}
+		for i := range mm.Artifacts {
+			a := &mm.Artifacts[i]
+			res := byName[a.Path]
+			if a.Path == "" || res == nil {
+				continue
+			}
+			a.Bytes, a.SHA256 = res.Bytes, res.SHA256
+			if t := res.Trim; t != nil {
+				a.Trimmed = &manifest.Cut{OriginalBytes: t.OriginalBytes, HeadBytes: t.HeadBytes, TailBytes: t.TailBytes, RemovedBytes: t.RemovedBytes, Reason: t.Reason}
+			}
+		}
+		mm.Redaction = manifest.Redaction{Enabled: r != nil, Hosts: r != nil && r.Hosts()}
+		if len(total) > 0 {
+			mm.Redaction.Counts = total
+		}
+		var b bytes.Buffer
+		if err := manifest.Encode(&b, &mm); err != nil {
+			return "", nil, err
+		}
+		return manifest.Name, b.Bytes(), nil
+	}
+	return pack.WriteFile(out, job.items, finalize, pack.Options{MaxSize: job.maxSize, Redactor: r, CapName: job.capName})
+}
+
+// detectKind sniffs an item the way the analyzer will.
+func detectKind(it pack.Item) (facts.Kind, error) {
+	if !it.Text {
+		return facts.KindUnknown, nil
+	}
+	rc, err := it.Open()
+	if err != nil {
+		return "", err
+	}
+	defer rc.Close()
+	head := make([]byte, parser.HeadSize)
+	n, err := io.ReadFull(rc, head)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return "", err
+	}
+	return parser.Detect(path.Base(it.Name), head[:n]), nil
+}
+
+// summarize says on stderr what was written.
+func summarize(e *env, quiet bool, out string, m *manifest.Manifest, sum *pack.Summary, maxSize int64) {
+	if !sum.Fits {
+		fmt.Fprintf(e.stderr, "coroner: warning: %s is %s, over --max-size %s even with every log trimmed to its minimum\n",
+			out, humanBytes(sum.Bytes), humanBytes(maxSize))
+	}
+	if quiet || !e.stderrTTY {
+		return
+	}
+	trimmed, secrets := 0, 0
+	for _, r := range sum.Results {
+		if r.Trim != nil {
+			trimmed++
+		}
+		secrets += r.Counts.Total()
+	}
+	msg := fmt.Sprintf("wrote %s: %d files, %s", out, len(sum.Results)+1, humanBytes(sum.Bytes))
+	if trimmed > 0 {
+		msg += fmt.Sprintf(", %d trimmed to fit", trimmed)
+	}
+	if m.Redaction.Enabled {
+		msg += fmt.Sprintf(", %d values redacted", secrets)
+	} else {
+		msg += ", not redacted"
+	}
+	fmt.Fprintf(e.stderr, "\r\x1b[Kcoroner: %s\n", msg)
+}
+
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+type bundleCmd struct {
+	Paths []string `arg:"" name:"path" help:"Files and folders to pack. Symbolic links are recorded, never followed." type:"string"`
+	writeFlags
+}
+
+// maxDecompressed bounds a compressed file unpacked into the bundle.
+const maxDecompressed = 4 << 30
+
+func (c *bundleCmd) Run(e *env) error {
+	maxSize, err := c.check()
+	if err != nil {
+		return err
+	}
+	outAbs, _ := filepath.Abs(c.Output)
+	m := &manifest.Manifest{Format: manifest.Format, Version: manifest.Version, Tool: manifest.Tool{Name: "coroner", Version: version},
+		Command: "bundle"}
+	b := &bundler{out: outAbs, redact: !c.NoRedact, used: map[string]int{}}
+	for _, p := range c.Paths {
+		if _, err := os.Lstat(p); err != nil {
+			return fail(exitInput, "cannot read %s: %v", p, unwrapPathError(err))
+		}
+	}
+	for _, p := range c.Paths {
+		prefix := ""
+		if len(c.Paths) > 1 {
+			prefix = filepath.Base(filepath.Clean(p))
+		}
+		if err := b.add(p, prefix); err != nil {
+			return fail(exitInput, "%v", err)
+		}
+	}
+	m.Artifacts = b.arts
+	job := &packJob{items: b.items, manifest: m, maxSize: maxSize, capName: "--max-size " + c.MaxSize}
+	if !c.NoRedact {
+		hosts, users := localNames()
+		job.redactor = redact.New(redact.Options{Hosts: c.RedactHosts, Hostnames: hosts, Users: users})
+	}
+	sum, err := writeBundle(c.Output, job)
+	if err != nil {
+		return fail(exitInternal, "write %s: %v", c.Output, err)
+	}
+	summarize(e, c.Quiet, c.Output, m, sum, maxSize)
+	return nil
+}
+
+// bundler turns paths into items, never following a link.
+type bundler struct {
+	out    string
+	redact bool
+	items  []pack.Item
+	arts   []manifest.Artifact
+	used   map[string]int
+}
+
+func (b *bundler) add(root, prefix string) error {
+	st, err := os.Lstat(root)
+	if err != nil {
+		return err
+	}
+	if !st.IsDir() {
+		b.file(root, filepath.Base(root), st)
+		return nil
+	}
+	return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			b.skip(p, p, "unreadable: "+unwrapPathError(err).Error())
+			if d != nil && d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() {
+			return nil
+		}
+		rel, _ := filepath.Rel(root, p)
+		name := filepath.ToSlash(rel)
+		if prefix != "" {
+			name = prefix + "/" + name
+		}
+		info, err := d.Info()
+		if err != nil {
+			b.skip(p, name, "unreadable: "+err.Error())
+			return nil
+		}
+		b.file(p, name, info)
+		return nil
+	})
+}
+
+func (b *bundler) skip(p, name, why string) {
+	b.arts = append(b.arts, manifest.Artifact{Source: p, ExitCode: -1, Skipped: why, Command: "pack " + name})
+}
+
+func (b *bundler) file(p, name string, st fs.FileInfo) {
+	if abs, _ := filepath.Abs(p); abs == b.out {
+		return // the bundle being written
+	}
+	name = pack.SafeName(name)
+	switch {
+	case st.Mode()&fs.ModeSymlink != 0:
+		target, _ := os.Readlink(p)
+		b.skip(p, name, "a symbolic link (to "+target+"): links are recorded, never followed; name the target to pack it")
+		return
+	case !st.Mode().IsRegular():
+		b.skip(p, name, fmt.Sprintf("not a regular file (%s)", st.Mode().Type()))
+		return
+	}
+	head, err := readHead(p)
+	if err != nil {
+		b.skip(p, name, "unreadable: "+unwrapPathError(err).Error())
+		return
+	}
+	open := func() (io.ReadCloser, error) { return pack.OpenNoFollow(p) }
+	size := st.Size()
+	text := true
+	var note string
+	switch comp := compressionOf(head); {
+	case comp != "":
+		// A compressed log is packed decompressed, so that it can be redacted.
+		dec := func() (io.ReadCloser, error) {
+			f, err := pack.OpenNoFollow(p)
+			if err != nil {
+				return nil, err
+			}
+			r, err := decompressor(comp, f)
+			if err != nil {
+				f.Close()
+				return nil, err
+			}
+			return r, nil
+		}
+		n, dhead, err := measureStream(dec)
+		if err != nil {
+			b.skip(p, name, fmt.Sprintf("a %s file that could not be decompressed: %v", comp, err))
+			return
+		}
+		open, size, head = dec, n, dhead
+		for _, ext := range []string{".gz", ".zst", ".zstd", ".xz"} {
+			name = strings.TrimSuffix(name, ext)
+		}
+		note = "decompressed from " + comp
+	case isArchiveHead(head):
+		if b.redact {
+			b.skip(p, name, "an archive cannot be redacted: unpack it and bundle the folder (or pass --no-redact)")
+			return
+		}
+		text = false
+	case isBinaryHead(head):
+		if b.redact {
+			b.skip(p, name, "binary content cannot be redacted (or pass --no-redact)")
+			return
+		}
+		text = false
+	}
+	b.used[name]++
+	if n := b.used[name]; n > 1 {
+		name = fmt.Sprintf("%s.%d", name, n)
+	}
+	k := parser.Detect(path.Base(name), head)
+	b.items = append(b.items, pack.Item{Name: name, Size: size, ModTime: st.ModTime(), Open: open, Text: text, Log: text && k.IsLog()})
+	b.arts = append(b.arts, manifest.Artifact{Path: name, Source: p, SourceBytes: st.Size(), ModTime: st.ModTime().UTC().Truncate(time.Second),
+		Command: "pack " + filepath.ToSlash(p), Error: note})
+}
+
+func readHead(p string) ([]byte, error) {
+	f, err := pack.OpenNoFollow(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	head := make([]byte, parser.HeadSize)
+	n, err := io.ReadFull(f, head)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	return head[:n], nil
+}
+
+// measureStream reads a decompressed stream once for its size and head.
+func measureStream(open func() (io.ReadCloser, error)) (int64, []byte, error) {
+	rc, err := open()
+	if err != nil {
+		return 0, nil, err
+	}
+	defer rc.Close()
+	head := make([]byte, parser.HeadSize)
+	n, err := io.ReadFull(rc, head)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return 0, nil, err
+	}
+	rest, err := io.Copy(io.Discard, io.LimitReader(rc, maxDecompressed))
+	if err != nil {
+		return 0, nil, err
+	}
+	if int64(n)+rest >= maxDecompressed {
+		return 0, nil, fmt.Errorf("more than %s decompressed", humanBytes(maxDecompressed))
+	}
+	return int64(n) + rest, head[:n], nil
+}
+
+func compressionOf(head []byte) string {
+	switch {
+	case bytes.HasPrefix(head, []byte{0x1f, 0x8b}):
+		return "gzip"
+	case bytes.HasPrefix(head, []byte{0x28, 0xb5, 0x2f, 0xfd}):
+		return "zstd"
+	case bytes.HasPrefix(head, []byte{0xfd, '7', 'z', 'X', 'Z', 0}):
+		return "xz"
+	}
+	return ""
+}
+
+type readCloser struct {
+	io.Reader
+	close func() error
+}
+
+func (r readCloser) Close() error { return r.close() }
+
+func decompressor(kind string, f *os.File) (io.ReadCloser, error) {
+	switch kind {
+	case "gzip":
+		z, err := gzip.NewReader(f)
+		if err != nil {
+			return nil, err
+		}
+		return readCloser{z, func() error { z.Close(); return f.Close() }}, nil
+	case "zstd":
+		z, err := zstd.NewReader(f, zstd.WithDecoderMaxWindow(128<<20), zstd.WithDecoderConcurrency(1))
+		if err != nil {
+			return nil, err
+		}
+		return readCloser{z, func() error { z.Close(); return f.Close() }}, nil
+	default:
+		z, err := xz.NewReader(f)
+		if err != nil {
+			return nil, err
+		}
+		return readCloser{z, f.Close}, nil
+	}
+}
+
+func isArchiveHead(head []byte) bool {
+	return bytes.HasPrefix(head, []byte("PK\x03\x04")) || len(head) > 262 && bytes.Equal(head[257:262], []byte("ustar"))
+}
+
+// isBinaryHead reports content that is not text: NUL bytes beyond a stray one.
+func isBinaryHead(head []byte) bool {
+	n := bytes.Count(head, []byte{0})
+	return n > 0 && (n*20 > len(head) || n > 64)
+}

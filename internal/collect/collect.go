@@ -1,0 +1,672 @@
+// Package collect snapshots a live, possibly hung, inference server machine:
+// rounds of process and GPU snapshots and health probes spaced in time, the
+// machine's one-time facts (GPU topology, kernel Xid and OOM lines, memory,
+// disks, the server's environment and Python stack, py-spy dumps), and the
+// head and tail of the server's logs. It returns the captures in memory
+// with a record of how each was taken; cmd/coroner packs them.
+//
+// Every external command runs through one Runner, with a timeout, in a
+// process group of its own that is killed whole: a hung nvidia-smi is
+// evidence, not a reason for the collector to hang. A missing program is
+// recorded as not found and the capture goes on.
+package collect
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/user"
+	"path"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/coroner-dev/coroner/parser/manifest"
+)
+
+// Config says what to collect.
+type Config struct {
+	// Logs are the server's log files.
+	Logs []string
+	// PID selects the server by its main process; Match by engine
+	// ("sglang" or "vllm"). With neither, processes of either are taken.
+	PID   int
+	Match string
+	// URL is the server's base URL for health probes ("" for none).
+	URL string
+	// Count rounds of snapshots, Every apart.
+	Count int
+	Every time.Duration
+	// Timeout bounds each external command (30 s if 0).
+	Timeout time.Duration
+	// Programs, by name or path (defaults: nvidia-smi, py-spy, python3,
+	// ps, dmesg, df from PATH). Tests put stubs here.
+	NvidiaSMI, PySpy, Python, PS, Dmesg, Journalctl, DF string
+	// LogHead and LogTail are how much of each log's start and end are
+	// kept (1 MB and 50 MB if 0).
+	LogHead, LogTail int64
+	// ProcRoot is /proc.
+	ProcRoot string
+	// Now is the clock (time.Now if nil).
+	Now func() time.Time
+	// Progress receives one line per step ("round 2 of 3").
+	Progress func(string)
+}
+
+func (c *Config) defaults() {
+	def := func(s *string, v string) {
+		if *s == "" {
+			*s = v
+		}
+	}
+	def(&c.NvidiaSMI, "nvidia-smi")
+	def(&c.PySpy, "py-spy")
+	def(&c.Python, "python3")
+	def(&c.PS, "ps")
+	def(&c.Dmesg, "dmesg")
+	def(&c.Journalctl, "journalctl")
+	def(&c.DF, "df")
+	def(&c.ProcRoot, "/proc")
+	if c.Count <= 0 {
+		c.Count = 1
+	}
+	if c.Timeout <= 0 {
+		c.Timeout = 30 * time.Second
+	}
+	if c.LogHead <= 0 {
+		c.LogHead = 1 << 20
+	}
+	if c.LogTail <= 0 {
+		c.LogTail = 50 << 20
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	if c.Progress == nil {
+		c.Progress = func(string) {}
+	}
+}
+
+// File is one captured file of the bundle.
+type File struct {
+	Name    string
+	Data    []byte
+	ModTime time.Time
+	// Log marks a server log (trimmed first under a size cap).
+	Log bool
+}
+
+// Capture is everything collected, in memory.
+type Capture struct {
+	Started, Finished time.Time
+	Host              manifest.Host
+	Target            *manifest.Target
+	Rounds            []manifest.Round
+	Files             []File
+	// Artifacts hold one record per capture attempt, in bundle order.
+	// Bytes, SHA256 and Kind are left to the writer.
+	Artifacts []manifest.Artifact
+	Notes     []string
+}
+
+type collector struct {
+	cfg    Config
+	runner *Runner
+	target *target
+	boot   time.Time
+
+	mu   sync.Mutex
+	cap  *Capture
+	arts []keyed
+	env  []string // the server's environment, if it could be read
+}
+
+type keyed struct {
+	key string
+	seq int
+	a   manifest.Artifact
+}
+
+// Run collects. It returns what it has when ctx is canceled (an
+// interrupted collect still makes a bundle); the error is only for a
+// configuration that cannot work.
+func Run(ctx context.Context, cfg Config) (*Capture, error) {
+	cfg.defaults()
+	if cfg.Match != "" && cfg.Match != "sglang" && cfg.Match != "vllm" {
+		return nil, fmt.Errorf("--match %q: want sglang or vllm", cfg.Match)
+	}
+	c := &collector{cfg: cfg, runner: &Runner{Now: cfg.Now}, cap: &Capture{}}
+	c.cap.Started = c.now()
+	c.boot = bootTime(cfg.ProcRoot)
+	c.cap.Host = c.host()
+	c.target = findTarget(readProcs(cfg.ProcRoot), cfg.PID, cfg.Match, os.Getpid())
+	c.cap.Target = &manifest.Target{Engine: c.target.engine, How: c.target.how, MainPID: c.target.mainPID, PIDs: c.target.pids,
+		Model: c.target.model, URL: cfg.URL}
+	switch {
+	case cfg.PID > 0 && len(c.target.pids) == 0:
+		c.note("process %d was not found: no py-spy dumps, and the environment is the collector's own", cfg.PID)
+	case len(c.target.pids) == 0:
+		c.note("no %s process was found: no py-spy dumps, and the environment is the collector's own", orEngines(cfg.Match))
+	}
+	if m := c.target.mainPID; m > 0 {
+		c.env = readEnviron(filepath.Join(cfg.ProcRoot, strconv.Itoa(m), "environ"))
+	}
+
+	var once sync.WaitGroup
+	start := c.now()
+	for i := 1; i <= cfg.Count; i++ {
+		if i > 1 {
+			wait := start.Add(time.Duration(i-1) * cfg.Every).Sub(c.now())
+			if wait > 0 {
+				cfg.Progress(fmt.Sprintf("round %d of %d in %s", i, cfg.Count, wait.Round(time.Second)))
+				select {
+				case <-ctx.Done():
+				case <-time.After(wait):
+				}
+			}
+		}
+		if ctx.Err() != nil {
+			c.note("interrupted before round %d of %d", i, cfg.Count)
+			break
+		}
+		cfg.Progress(fmt.Sprintf("round %d of %d", i, cfg.Count))
+		c.round(ctx, i)
+		if i == 1 {
+			// The one-time captures are slow (collect_env, py-spy): they
+			// run beside the later rounds, not between them.
+			once.Go(func() { c.once(ctx) })
+		}
+	}
+	cfg.Progress("waiting for the one-time captures")
+	once.Wait()
+	cfg.Progress("reading the logs")
+	c.logs()
+	c.cap.Finished = c.now()
+	c.finish()
+	return c.cap, nil
+}
+
+func orEngines(m string) string {
+	if m == "" {
+		return "sglang or vllm"
+	}
+	return m
+}
+
+func (c *collector) now() time.Time { return c.cfg.Now().UTC() }
+
+func (c *collector) note(format string, args ...any) {
+	c.mu.Lock()
+	c.cap.Notes = append(c.cap.Notes, fmt.Sprintf(format, args...))
+	c.mu.Unlock()
+}
+
+// record adds a capture: its file when data is not empty, and its
+// manifest record in any case. name is where the file goes; edit, if not
+// nil, completes the record.
+func (c *collector) record(name string, round int, res Result, data []byte, log bool, edit func(*manifest.Artifact)) {
+	a := manifest.Artifact{
+		Program: res.Program, Command: res.Command, Round: round, Start: res.Start, End: res.End,
+		ExitCode: res.ExitCode, TimedOut: res.TimedOut, NotFound: res.NotFound, Skipped: res.Skipped,
+		Stderr: strings.TrimSpace(strings.ToValidUTF8(string(res.Stderr), "\uFFFD")),
+	}
+	if res.TimedOut {
+		a.TimeoutS = res.Timeout.Seconds()
+	}
+	if res.Err != nil {
+		a.Error = res.Err.Error()
+	}
+	if res.Stuck {
+		a.Error += "; the process did not die after SIGKILL (uninterruptible sleep) and was left behind"
+	}
+	if res.Truncated {
+		a.Truncated = &manifest.Cut{OriginalBytes: -1, HeadBytes: int64(len(data)), Reason: fmt.Sprintf("only the first %d bytes of the output were kept", len(data))}
+	}
+	if edit != nil {
+		edit(&a)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(data) > 0 {
+		a.Path = name
+		mod := res.End
+		if !a.ModTime.IsZero() {
+			mod = a.ModTime
+		}
+		c.cap.Files = append(c.cap.Files, File{Name: name, Data: data, ModTime: mod, Log: log})
+	}
+	c.arts = append(c.arts, keyed{key: name, seq: len(c.arts), a: a})
+}
+
+func (c *collector) run(ctx context.Context, cmd Cmd) Result {
+	if cmd.Timeout == 0 {
+		cmd.Timeout = c.cfg.Timeout
+	}
+	return c.runner.Run(ctx, cmd)
+}
+
+// cEnv is the environment for tools whose output coroner parses: the C
+// locale, so that dates and numbers read the same everywhere.
+func cEnv() []string { return append(os.Environ(), "LC_ALL=C") }
+
+// PSColumns are the ps -eo columns: lstart and etimes date every process
+// (and the snapshot), times and nlwp show work, stat shows D and Z.
+const PSColumns = "pid,ppid,lstart,etimes,times,rss,vsz,stat,nlwp,comm,args"
+
+func (c *collector) round(ctx context.Context, i int) {
+	dir := fmt.Sprintf("round-%02d", i)
+	r := manifest.Round{Dir: dir, N: i, Start: c.now()}
+	var wg sync.WaitGroup
+	wg.Go(func() { c.ps(ctx, dir, i) })
+	wg.Go(func() { c.gpus(ctx, dir, i) })
+	if c.cfg.URL != "" {
+		wg.Go(func() {
+			res := Result{Program: "coroner", Command: "GET " + strings.TrimRight(c.cfg.URL, "/") + "{" + endpointList() + "}", Start: c.now()}
+			data := probeAll(ctx, c.cfg.URL, c.cfg.Now)
+			res.End = c.now()
+			c.record(dir+"/probes.jsonl", i, res, data, false, nil)
+		})
+	}
+	wg.Wait()
+	r.End = c.now()
+	c.mu.Lock()
+	c.cap.Rounds = append(c.cap.Rounds, r)
+	c.mu.Unlock()
+}
+
+func endpointList() string {
+	var s []string
+	for _, e := range Endpoints {
+		s = append(s, e.Path)
+	}
+	return strings.Join(s, ",")
+}
+
+func (c *collector) ps(ctx context.Context, dir string, i int) {
+	failed := func(r Result) bool { return !r.OK() && len(r.Stdout) == 0 && !r.TimedOut }
+	res := c.run(ctx, Cmd{Path: c.cfg.PS, Args: []string{"-eo", PSColumns, "-ww"}, Env: cEnv()})
+	if failed(res) && !res.NotFound {
+		// procps before 3.3.13 has no times or etimes.
+		c.record(dir+"/ps_eo.txt", i, res, nil, false, nil)
+		res = c.run(ctx, Cmd{Path: c.cfg.PS, Args: []string{"-eo", "pid,ppid,lstart,etime,time,rss,vsz,stat,nlwp,comm,args", "-ww"}, Env: cEnv()})
+	}
+	if failed(res) {
+		// Slim containers lack procps, BusyBox's ps knows none of these
+		// columns: write the same listing from /proc.
+		c.record(dir+"/ps_eo.txt", i, res, nil, false, nil)
+		start := c.now()
+		data := psFromProc(readProcs(c.cfg.ProcRoot), c.boot, start, time.Local)
+		c.record(dir+"/ps_eo.txt", i, Result{Program: "coroner", Command: "read " + c.cfg.ProcRoot + " (ps failed; written as ps -eo " + PSColumns + " would)",
+			Start: start, End: c.now()}, data, false, nil)
+		if res.NotFound {
+			return
+		}
+	} else {
+		c.record(dir+"/ps_eo.txt", i, res, res.Stdout, false, nil)
+	}
+	res = c.run(ctx, Cmd{Path: c.cfg.PS, Args: []string{"auxfww"}, Env: cEnv()})
+	c.record(dir+"/ps_auxf.txt", i, res, res.Stdout, false, nil)
+}
+
+// QueryGPU are the --query-gpu fields; QueryGPUBasic those every driver
+// since R418 knows (compute_cap and clocks_event_reasons came later, and an
+// unknown field fails the whole command).
+const (
+	QueryGPU      = "timestamp,index,name,pci.bus_id,uuid,compute_cap,driver_version,pstate,utilization.gpu,utilization.memory,memory.used,memory.total,temperature.gpu,power.draw,clocks.current.sm,clocks.current.memory,clocks_event_reasons.active"
+	QueryGPUBasic = "timestamp,index,name,pci.bus_id,uuid,driver_version,pstate,utilization.gpu,utilization.memory,memory.used,memory.total,temperature.gpu,power.draw,clocks.sm,clocks.mem"
+	QueryApps     = "timestamp,gpu_bus_id,gpu_uuid,pid,process_name,used_gpu_memory"
+	QueryAppsBase = "pid,process_name,used_gpu_memory"
+)
+
+func (c *collector) smi(ctx context.Context, args ...string) Result {
+	return c.run(ctx, Cmd{Path: c.cfg.NvidiaSMI, Args: args, SkipAfterTimeout: true})
+}
+
+// invalidField reports nvidia-smi refusing a query field.
+func invalidField(r Result) bool {
+	return !r.OK() && !r.TimedOut && (bytes.Contains(r.Stdout, []byte("is not a valid field")) || bytes.Contains(r.Stderr, []byte("is not a valid field")))
+}
+
+func (c *collector) gpus(ctx context.Context, dir string, i int) {
+	res := c.smi(ctx, "-q", "-x")
+	c.record(dir+"/nvidia-smi-q.xml", i, res, res.Stdout, false, nil)
+	res = c.smi(ctx, "--query-gpu="+QueryGPU, "--format=csv")
+	if invalidField(res) {
+		c.record(dir+"/query-gpu.csv", i, res, nil, false, nil)
+		res = c.smi(ctx, "--query-gpu="+QueryGPUBasic, "--format=csv")
+	}
+	c.record(dir+"/query-gpu.csv", i, res, res.Stdout, false, nil)
+	res = c.smi(ctx, "--query-compute-apps="+QueryApps, "--format=csv")
+	if invalidField(res) {
+		c.record(dir+"/compute-apps.csv", i, res, nil, false, nil)
+		res = c.smi(ctx, "--query-compute-apps="+QueryAppsBase, "--format=csv")
+	}
+	c.record(dir+"/compute-apps.csv", i, res, res.Stdout, false, nil)
+}
+
+// once captures what does not change between rounds.
+func (c *collector) once(ctx context.Context) {
+	const dir = "once"
+	r := manifest.Round{Dir: dir, Start: c.now()}
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		res := c.smi(ctx, "topo", "-m")
+		c.record(dir+"/topo.txt", 0, res, res.Stdout, false, nil)
+		res = c.smi(ctx, "-L")
+		c.record(dir+"/nvidia-smi-L.txt", 0, res, res.Stdout, false, nil)
+	})
+	wg.Go(func() {
+		c.kernel(ctx, dir)
+		c.readFile(dir+"/meminfo.txt", filepath.Join(c.cfg.ProcRoot, "meminfo"))
+		c.df(ctx, dir)
+		c.environment(dir)
+	})
+	wg.Go(func() {
+		c.pyEnv(ctx, dir)
+		c.pySpy(ctx, dir)
+	})
+	wg.Wait()
+	r.End = c.now()
+	c.mu.Lock()
+	c.cap.Rounds = append(c.cap.Rounds, r)
+	c.mu.Unlock()
+}
+
+// kernelLine keeps the kernel lines coroner reads: GPU errors (Xid, NVRM,
+// NVLink, fallen off the bus, PCIe AER), OOM kills, segfaults and hung
+// tasks. The rest of the kernel log is nobody's business.
+var kernelLine = regexp.MustCompile(`NVRM|Xid|NVLink|nvidia|GPU has fallen|AER:|oom|Out of memory|Killed process|Memory cgroup|segfault|general protection|blocked for more than|INFO: task|hung_task`)
+
+func (c *collector) kernel(ctx context.Context, dir string) {
+	res := c.run(ctx, Cmd{Path: c.cfg.Dmesg, Args: []string{"-T"}, Env: cEnv()})
+	if len(res.Stdout) == 0 && !res.TimedOut {
+		// dmesg needs CAP_SYSLOG where dmesg_restrict is set; journald may
+		// still let this user read the kernel's lines.
+		c.record(dir+"/dmesg.txt", 0, res, nil, false, nil)
+		res = c.run(ctx, Cmd{Path: c.cfg.Journalctl, Args: []string{"-k", "-b", "-o", "short-iso", "--no-pager", "-q"}, Env: cEnv()})
+	}
+	var kept bytes.Buffer
+	lines, n := 0, 0
+	for _, l := range bytes.SplitAfter(res.Stdout, []byte("\n")) {
+		if len(l) == 0 {
+			continue
+		}
+		lines++
+		if kernelLine.Match(l) {
+			kept.Write(l)
+			n++
+		}
+	}
+	c.record(dir+"/dmesg.txt", 0, res, kept.Bytes(), false, func(a *manifest.Artifact) {
+		if lines > 0 {
+			a.Truncated = &manifest.Cut{OriginalBytes: int64(len(res.Stdout)), RemovedBytes: int64(len(res.Stdout) - kept.Len()),
+				Reason: fmt.Sprintf("kept %d of %d lines: GPU (NVRM, Xid, NVLink, AER), OOM, segfault and hung-task lines", n, lines)}
+		}
+	})
+}
+
+func (c *collector) readFile(name, p string) {
+	res := Result{Program: "coroner", Command: "read " + p, Start: c.now()}
+	data, err := os.ReadFile(p)
+	res.End = c.now()
+	if err != nil {
+		res.Err, res.ExitCode = err, -1
+	}
+	c.record(name, 0, res, data, false, nil)
+}
+
+// df covers the file systems a server needs: the root, /dev/shm (NCCL's
+// shared memory), /tmp (JIT caches) and the model's and HF cache's disks.
+func (c *collector) df(ctx context.Context, dir string) {
+	cands := []string{"/", "/dev/shm", "/tmp"}
+	if m := c.target.model; m != "" && filepath.IsAbs(m) {
+		cands = append(cands, m)
+	}
+	for _, kv := range c.serverEnv() {
+		if v, ok := strings.CutPrefix(kv, "HF_HOME="); ok && filepath.IsAbs(v) {
+			cands = append(cands, v)
+		}
+		if v, ok := strings.CutPrefix(kv, "HOME="); ok && filepath.IsAbs(v) {
+			cands = append(cands, filepath.Join(v, ".cache", "huggingface"))
+		}
+	}
+	var paths []string
+	seen := map[string]bool{}
+	for _, p := range cands {
+		if _, err := os.Stat(p); err == nil && !seen[p] {
+			seen[p] = true
+			paths = append(paths, p)
+		}
+	}
+	res := c.run(ctx, Cmd{Path: c.cfg.DF, Args: append([]string{"-kT"}, paths...), Env: cEnv()})
+	c.record(dir+"/df.txt", 0, res, res.Stdout, false, nil)
+}
+
+func (c *collector) serverEnv() []string {
+	if c.env != nil {
+		return c.env
+	}
+	return os.Environ()
+}
+
+// envPrefixes select the variables that shape an inference server. Secret
+// values among them are redacted when the bundle is written.
+var envPrefixes = []string{"CUDA_", "NCCL_", "NVIDIA_", "TORCH", "PYTORCH_", "VLLM_", "SGLANG_", "SGL_", "HF_", "HUGGING",
+	"TRANSFORMERS_", "TRITON_", "FLASHINFER_", "GLOO_", "MASTER_", "OMP_", "MKL_", "NVTE_", "UCX_", "RAY_", "HIP_", "ROCM_",
+	"HSA_", "TOKENIZERS_", "XLA_", "LD_", "PYTHON", "VIRTUAL_ENV", "CONDA_", "TORCHINDUCTOR_", "DG_", "DEEPGEMM_", "NVSHMEM_", "CUTLASS_"}
+
+var envNames = map[string]bool{"PATH": true, "RANK": true, "LOCAL_RANK": true, "WORLD_SIZE": true, "LOCAL_WORLD_SIZE": true,
+	"TZ": true, "MAX_JOBS": true, "CC": true, "CXX": true, "HOME": true, "USER": true, "HOSTNAME": true}
+
+func relevantEnv(name string) bool {
+	if envNames[name] {
+		return true
+	}
+	for _, p := range envPrefixes {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *collector) environment(dir string) {
+	src := "the collector's own environment"
+	env := os.Environ()
+	if c.env != nil {
+		src = fmt.Sprintf("/proc/%d/environ", c.target.mainPID)
+		env = c.env
+	}
+	var keep []string
+	for _, kv := range env {
+		name, _, ok := strings.Cut(kv, "=")
+		if ok && relevantEnv(name) {
+			keep = append(keep, kv)
+		}
+	}
+	sort.Strings(keep)
+	var b bytes.Buffer
+	for _, kv := range keep {
+		b.WriteString(strings.ReplaceAll(kv, "\n", `\n`))
+		b.WriteByte('\n')
+	}
+	now := c.now()
+	c.record(dir+"/env.txt", 0, Result{Program: "coroner", Command: "read " + src + " (variables of CUDA, NCCL, torch, the engines, HF, paths)",
+		Start: now, End: now}, b.Bytes(), false, nil)
+}
+
+func readEnviron(p string) []string {
+	data, err := os.ReadFile(p)
+	if err != nil || len(data) == 0 {
+		return nil
+	}
+	var out []string
+	for _, kv := range bytes.Split(bytes.TrimRight(data, "\x00"), []byte{0}) {
+		out = append(out, string(kv))
+	}
+	return out
+}
+
+// pyEnv runs the engine's own environment report, else torch's, with the
+// server's Python and environment so that the versions are the server's.
+func (c *collector) pyEnv(ctx context.Context, dir string) {
+	py := c.cfg.Python
+	if m := c.target.mainPID; m > 0 {
+		if exe, err := os.Readlink(filepath.Join(c.cfg.ProcRoot, strconv.Itoa(m), "exe")); err == nil && strings.HasPrefix(filepath.Base(exe), "python") {
+			py = exe
+		}
+	}
+	env := c.env
+	if env == nil {
+		env = os.Environ()
+	}
+	cmd := Cmd{Path: py, Env: env, Timeout: max(c.cfg.Timeout, 90*time.Second)}
+	switch c.target.engine {
+	case "sglang":
+		cmd.Args = []string{"-m", "sglang.check_env"}
+		res := c.run(ctx, cmd)
+		if res.OK() {
+			c.record(dir+"/check_env.txt", 0, res, res.Stdout, false, nil)
+			return
+		}
+		c.record(dir+"/check_env.txt", 0, res, nil, false, nil)
+	case "vllm":
+		cmd.Args = []string{"-m", "vllm.collect_env"}
+		res := c.run(ctx, cmd)
+		if res.OK() {
+			c.record(dir+"/collect_env.txt", 0, res, res.Stdout, false, nil)
+			return
+		}
+		c.record(dir+"/collect_env.txt", 0, res, nil, false, nil)
+	}
+	cmd.Args = []string{"-m", "torch.utils.collect_env"}
+	res := c.run(ctx, cmd)
+	c.record(dir+"/collect_env.txt", 0, res, res.Stdout, false, nil)
+}
+
+// maxPySpy bounds the dumps: a TP8 server has about a dozen processes.
+const maxPySpy = 32
+
+func (c *collector) pySpy(ctx context.Context, dir string) {
+	pids := c.target.pids
+	if len(pids) > maxPySpy {
+		c.note("py-spy dumped %d of the %d server processes", maxPySpy, len(pids))
+		pids = pids[:maxPySpy]
+	}
+	for _, pid := range pids {
+		res := c.run(ctx, Cmd{Path: c.cfg.PySpy, Args: []string{"dump", "--pid", strconv.Itoa(pid)}, Timeout: min(c.cfg.Timeout, 20*time.Second)})
+		c.record(fmt.Sprintf("%s/pyspy-%d.txt", dir, pid), 0, res, res.Stdout, false, nil)
+		if res.NotFound {
+			return
+		}
+	}
+}
+
+// logs reads the head and tail of every log, last, so that the log is at
+// least as recent as the snapshots.
+func (c *collector) logs() {
+	used := map[string]int{}
+	for _, p := range c.cfg.Logs {
+		base := path.Base(filepath.ToSlash(p))
+		used[base]++
+		name := "logs/" + base
+		if n := used[base]; n > 1 {
+			name = fmt.Sprintf("logs/%d-%s", n, base)
+		}
+		start := c.now()
+		data, cut, st, err := ReadHeadTail(p, c.cfg.LogHead, c.cfg.LogTail)
+		res := Result{Program: "coroner", Command: "read " + p, Start: start, End: c.now(), ExitCode: 0}
+		if err != nil {
+			res.Err, res.ExitCode = err, -1
+		}
+		c.record(name, 0, res, data, true, func(a *manifest.Artifact) {
+			a.Source = p
+			if st != nil {
+				a.SourceBytes = st.Size()
+				// The file's modification time is when the server last wrote it.
+				a.ModTime = st.ModTime().UTC()
+			}
+			a.Truncated = cut
+		})
+	}
+}
+
+// finish orders the files and records deterministically: the records by
+// round, then the one-time captures, then the logs, each in the order the
+// captures were made; the files by name.
+func (c *collector) finish() {
+	sort.SliceStable(c.cap.Files, func(i, j int) bool { return c.cap.Files[i].Name < c.cap.Files[j].Name })
+	phase := func(k keyed) string {
+		switch {
+		case strings.HasPrefix(k.key, "round-"):
+			return "0" + path.Dir(k.key)
+		case strings.HasPrefix(k.key, "once/"):
+			return "1"
+		}
+		return "2"
+	}
+	sort.SliceStable(c.arts, func(i, j int) bool {
+		if pi, pj := phase(c.arts[i]), phase(c.arts[j]); pi != pj {
+			return pi < pj
+		}
+		return c.arts[i].seq < c.arts[j].seq
+	})
+	for _, k := range c.arts {
+		c.cap.Artifacts = append(c.cap.Artifacts, k.a)
+	}
+	sort.SliceStable(c.cap.Rounds, func(i, j int) bool { return c.cap.Rounds[i].Start.Before(c.cap.Rounds[j].Start) })
+}
+
+func (c *collector) host() manifest.Host {
+	now := c.now()
+	zone, off := now.In(time.Local).Zone()
+	h := manifest.Host{Clock: now, Zone: zone, UTCOffsetS: off, TZ: tzName(), BootTime: c.boot, Arch: runtime.GOARCH, Root: os.Geteuid() == 0}
+	h.Hostname, _ = os.Hostname()
+	if u, err := user.Current(); err == nil {
+		h.User = u.Username
+	}
+	if k, err := os.ReadFile(filepath.Join(c.cfg.ProcRoot, "sys/kernel/osrelease")); err == nil {
+		h.Kernel = strings.TrimSpace(string(k))
+	}
+	h.OS = osRelease()
+	return h
+}
+
+// tzName is the zone's name as the host states it.
+func tzName() string {
+	if tz := os.Getenv("TZ"); tz != "" {
+		return tz
+	}
+	if b, err := os.ReadFile("/etc/timezone"); err == nil {
+		return strings.TrimSpace(string(b))
+	}
+	if l, err := os.Readlink("/etc/localtime"); err == nil {
+		if _, name, ok := strings.Cut(l, "zoneinfo/"); ok {
+			return name
+		}
+	}
+	return ""
+}
+
+func osRelease() string {
+	b, err := os.ReadFile("/etc/os-release")
+	if err != nil {
+		return ""
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "PRETTY_NAME="); ok {
+			return strings.Trim(v, `"`)
+		}
+	}
+	return ""
+}
+
+// ErrNotRegular is returned for a log that is not a regular file.
+var ErrNotRegular = errors.New("not a regular file")

@@ -1,0 +1,63 @@
+package collect
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/coroner-dev/coroner/parser/manifest"
+)
+
+// ReadHeadTail reads a log: whole when it is at most head+tail bytes, else
+// its first head and last tail bytes, cut at line ends, with a line between
+// them that says how much was left out. The log may grow while it is read;
+// what is read is what the file held at the Stat.
+func ReadHeadTail(p string, head, tail int64) ([]byte, *manifest.Cut, os.FileInfo, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, nil, st, fmt.Errorf("%s: %w", p, ErrNotRegular)
+	}
+	size := st.Size()
+	if size <= head+tail {
+		data := make([]byte, size)
+		n, err := io.ReadFull(f, data)
+		if err != nil && err != io.ErrUnexpectedEOF {
+			return nil, nil, st, err
+		}
+		return data[:n], nil, st, nil
+	}
+	h := make([]byte, head)
+	if _, err := io.ReadFull(f, h); err != nil {
+		return nil, nil, st, err
+	}
+	// The head ends after its last full line, if one ends in the last 64 KiB.
+	if i := bytes.LastIndexByte(h, '\n'); i >= 0 && int64(len(h)-i) <= 64<<10 {
+		h = h[:i+1]
+	}
+	t := make([]byte, tail)
+	if _, err := f.ReadAt(t, size-tail); err != nil && err != io.EOF {
+		return nil, nil, st, err
+	}
+	if i := bytes.IndexByte(t, '\n'); i >= 0 && i < 64<<10 && i+1 < len(t) {
+		t = t[i+1:]
+	}
+	removed := size - int64(len(h)) - int64(len(t))
+	note := fmt.Sprintf("[coroner: %d bytes of this log were left out here; the bundle keeps its first %d and last %d bytes]\n", removed, len(h), len(t))
+	if len(h) > 0 && h[len(h)-1] != '\n' {
+		note = "\n" + note
+	}
+	data := make([]byte, 0, len(h)+len(note)+len(t))
+	data = append(append(append(data, h...), note...), t...)
+	cut := &manifest.Cut{OriginalBytes: size, HeadBytes: int64(len(h)), TailBytes: int64(len(t)), RemovedBytes: removed,
+		Reason: fmt.Sprintf("logs keep their first %d and last %d bytes", head, tail)}
+	return data, cut, st, nil
+}

@@ -1,0 +1,21 @@
+//go:build !unix
+
+package pack
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+)
+
+// OpenNoFollow opens a file for reading, refusing a symbolic link.
+func OpenNoFollow(p string) (*os.File, error) {
+	st, err := os.Lstat(p)
+	if err != nil {
+		return nil, err
+	}
+	if st.Mode()&fs.ModeSymlink != 0 {
+		return nil, fmt.Errorf("%s: a symbolic link", p)
+	}
+	return os.Open(p)
+}
