@@ -91,18 +91,32 @@ func readProc(root string, pid int) *proc {
 	return p
 }
 
-// engineOf says which engine a process belongs to, from its arguments or
-// its process title (sglang::scheduler_TP0, VLLM::EngineCore).
+// engineOf says which engine a process is a server of: a Python running
+// the engine's module, the engine's own CLI, or a process title the engine
+// set (sglang::scheduler_TP0, VLLM::EngineCore). A grep or a tail of the
+// engine's log is none.
 func engineOf(p *proc) string {
-	s := strings.ToLower(strings.Join(p.argv, " "))
-	if s == "" {
-		s = strings.ToLower(p.comm)
+	if len(p.argv) == 0 {
+		return ""
 	}
+	prog := filepath.Base(p.argv[0])
+	title := strings.ToLower(p.argv[0])
 	switch {
-	case strings.Contains(s, "sglang"):
+	case strings.HasPrefix(title, "sglang::") || prog == "sglang":
 		return "sglang"
-	case strings.Contains(s, "vllm"):
+	case strings.HasPrefix(title, "vllm::") || prog == "vllm":
 		return "vllm"
+	case !strings.HasPrefix(prog, "python"):
+		return ""
+	}
+	for _, a := range p.argv[1:] {
+		a = strings.ToLower(a)
+		switch {
+		case strings.Contains(a, "sglang"):
+			return "sglang"
+		case strings.Contains(a, "vllm"):
+			return "vllm"
+		}
 	}
 	return ""
 }
@@ -139,20 +153,8 @@ func findTarget(ps []*proc, pid int, match string, self int) *target {
 	switch {
 	case pid > 0:
 		t.how = fmt.Sprintf("--pid %d", pid)
-		if byPID[pid] == nil {
-			return t
-		}
-		t.procs[pid] = byPID[pid]
-		// Descendants: repeat until no new child is found (ps is sorted by
-		// pid, and a child may have a lower pid after a wrap).
-		for grew := true; grew; {
-			grew = false
-			for _, p := range ps {
-				if t.procs[p.pid] == nil && t.procs[p.ppid] != nil {
-					t.procs[p.pid] = p
-					grew = true
-				}
-			}
+		if byPID[pid] != nil {
+			t.procs[pid] = byPID[pid]
 		}
 	default:
 		t.how = "auto (sglang or vllm processes)"
@@ -163,11 +165,21 @@ func findTarget(ps []*proc, pid int, match string, self int) *target {
 			if p.kernelThing || p.pid == self || mine(p) {
 				continue
 			}
-			e := engineOf(p)
-			if e == "" || match != "" && e != match {
-				continue
+			if e := engineOf(p); e != "" && (match == "" || e == match) {
+				t.procs[p.pid] = p
 			}
-			t.procs[p.pid] = p
+		}
+	}
+	// Descendants belong to the server (old vLLM workers are plain
+	// multiprocessing children; a JIT build runs ninja and nvcc). Repeat
+	// until nothing new is found: a child may have a lower pid after a wrap.
+	for grew := true; grew; {
+		grew = false
+		for _, p := range ps {
+			if t.procs[p.pid] == nil && t.procs[p.ppid] != nil && p.pid != self && !mine(p) {
+				t.procs[p.pid] = p
+				grew = true
+			}
 		}
 	}
 	for pid, p := range t.procs {
