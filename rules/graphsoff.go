@@ -99,7 +99,7 @@ func runGraphsOff(p *Pass) {
 		captured = fmt.Sprintf(" although graphs were captured at startup (%s)", e.Src)
 	}
 	p.Report(Finding{
-		Message: fmt.Sprintf("%d of %d decode lines at batch sizes up to %d (%s) ran without a CUDA graph%s: at running-request counts %s, which are always captured, the engine fell back to eager decoding (%s).",
+		Message: fmt.Sprintf("%d of %d decode lines at batch sizes up to %d (%s) ran without a CUDA graph%s: at running-request counts %s, within the captured sizes, the engine fell back to eager decoding (%s).",
 			eager, total, int(limit), from, captured, intList(sizes), figures(prim)),
 		Evidence:   ev,
 		Outcome:    OutcomeSlow,

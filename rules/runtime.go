@@ -287,7 +287,9 @@ func (s *RuntimeSeries) points(prefill [][2]int) {
 			p.AfterGap = true
 			continue
 		}
-		if p.Batch < 0 || p.Batch != q.Batch || p.Batch == 0 {
+		// A line without tokens is a stall (the serving-hang rule's), not
+		// a decoding speed.
+		if p.Batch < 0 || p.Batch != q.Batch || p.Batch == 0 || p.Rate == 0 {
 			continue
 		}
 		switch s.Series.Type {

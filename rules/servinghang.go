@@ -80,19 +80,19 @@ func runServingHang(p *Pass) {
 		if !outstanding(s.Engine, last) || last.End.IsZero() || laterStats(s, last) {
 			continue
 		}
-		end, endFrom := s.Log.LastTime, s.Log.LastSrc
+		end := s.Log.LastTime
 		if idx.Latest.After(end) {
-			end, endFrom = idx.Latest, idx.LatestFrom
+			end = idx.Latest
 		}
 		quiet := end.Sub(last.End)
 		alive := ""
 		switch {
 		case st.PS != nil && !st.PS.At.Before(last.End) && len(st.Alive) > 0:
-			alive = fmt.Sprintf("%d server process(es) are alive at %s", len(st.Alive), st.PS.Src)
+			alive = fmt.Sprintf("up to the process snapshot %s, in which %d server process(es) are alive", st.PS.Src, len(st.Alive))
 		case st.PS != nil && !st.PS.At.Before(last.End):
 			continue // gone: a crash, not a hang
 		case s.Log.LastTime.Sub(last.End) >= quietLimit(s.Engine):
-			alive = fmt.Sprintf("the server kept logging until %s", s.Log.LastSrc)
+			alive = fmt.Sprintf("while the log goes on with other lines up to %s", s.Log.LastSrc)
 		}
 		switch {
 		case quiet < quietLimit(s.Engine):
@@ -100,8 +100,8 @@ func runServingHang(p *Pass) {
 			p.Missing("a process snapshot taken after the log's last line (`coroner collect`), to tell a hung engine from a dead one",
 				fmt.Sprintf("evidence later than %s, whose last stat line (%s) shows %s", s.Log.Path, last.Src, inFlight(last)))
 		default:
-			why = append(why, fmt.Sprintf("the last stat line of %s %s (%s) shows %s and no stat line follows for %s, up to %s; %s",
-				engineName(s.Engine), s.Name, last.Src, inFlight(last), humanDuration(quiet), endFrom, alive))
+			why = append(why, fmt.Sprintf("the last stat line of %s %s (%s) shows %s, and no stat line follows for %s, %s",
+				engineName(s.Engine), s.Name, last.Src, inFlight(last), humanDuration(quiet), alive))
 			ev = append(ev, Evidence{Src: last.Src, Text: inFlight(last) + fmt.Sprintf(", %s tokens/s", fmtRate(last.Rate))})
 			for i, w := range st.Workers {
 				if i == 2 {
