@@ -24,4 +24,5 @@ for pkg in $(go list ./...); do
 		go test -run='^$' -fuzz="^${target}\$" -fuzztime="$FUZZTIME" "$pkg" >/dev/null
 	done
 done
+go run ./cmd/coroner rules test fixtures/rulepack-example
 echo "ok"

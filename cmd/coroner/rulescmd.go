@@ -117,11 +117,30 @@ func (c *rulesListCmd) Run(e *env) error {
 	return tw.flush()
 }
 
+// sigJSON is one signature of `rules list --signatures --format json`.
+type sigJSON struct {
+	ID         string   `json:"id"`
+	Title      string   `json:"title"`
+	Severity   string   `json:"severity"`
+	Category   string   `json:"category"`
+	Confidence float64  `json:"confidence"`
+	Pattern    string   `json:"pattern"`
+	Owner      string   `json:"owner,omitempty"`
+	From       string   `json:"from"`
+	References []string `json:"references"`
+}
+
 func listSignatures(e *env, set *pack.Set, format string) error {
 	sigs := append([]*rules.Signature(nil), set.Catalog()...)
 	sort.SliceStable(sigs, func(i, j int) bool { return sigs[i].ID < sigs[j].ID })
 	if format == "json" {
-		return writeJSON(e, sigs)
+		out := make([]sigJSON, 0, len(sigs))
+		for _, s := range sigs {
+			out = append(out, sigJSON{ID: s.ID, Title: s.Title, Severity: string(s.Severity), Category: string(s.Category),
+				Confidence: s.Confidence, Pattern: s.Pattern, Owner: s.Owner, From: s.Where,
+				References: append([]string{}, s.References...)})
+		}
+		return writeJSON(e, out)
 	}
 	tw := newTable(e.stdout, "ID", "SEVERITY", "CATEGORY", "TITLE")
 	for _, s := range sigs {
@@ -331,7 +350,7 @@ func (c *rulesTestCmd) Run(e *env) error {
 	}
 	summary := fmt.Sprintf("%d case(s), %d pack rule(s) from %d pack(s)", len(cases), len(set.PackRules()), len(set.Packs))
 	if failed > 0 || len(coverage) > 0 {
-		fmt.Fprintf(e.stdout, "FAIL: %d of %s failed\n", failed, summary)
+		fmt.Fprintf(e.stdout, "FAIL: %d failed case(s), %d coverage problem(s); %s\n", failed, len(coverage), summary)
 		return &exitError{code: exitFindings, err: errors.New("")}
 	}
 	fmt.Fprintf(e.stdout, "ok: %s\n", summary)

@@ -126,12 +126,17 @@ func collection(n exprast.Node) bool {
 	return false
 }
 
+// typeNames speaks of the view's records by the names a pack writes,
+// not by their Go types.
+var typeNames = strings.NewReplacer("pack.GPU", "gpu", "pack.Proc", "proc", "pack.Disk", "disk",
+	"pack.State", "state", "pack.Log", "log", "pack.Event", "event", "pack.env", "the view", "pack.View", "the view")
+
 func toExprError(err error) *exprError {
 	var fe *file.Error
 	if errors.As(err, &fe) && fe.Line > 0 {
-		return &exprError{line: fe.Line, col: fe.Column, msg: fe.Message}
+		return &exprError{line: fe.Line, col: fe.Column, msg: typeNames.Replace(fe.Message)}
 	}
-	return &exprError{line: 1, col: 0, msg: err.Error()}
+	return &exprError{line: 1, col: 0, msg: typeNames.Replace(err.Error())}
 }
 
 // lineCol converts a rune offset of src into expr's line and column.

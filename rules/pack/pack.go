@@ -38,6 +38,9 @@ type Pack struct {
 	defs    []*ruleDef
 	sigPos  map[string][2]int // signature id -> line, col of its id
 	ownerAt map[string]ast.Node
+	// ruleAt is where each rule id was first written, valid or not, so
+	// that a second definition is reported even when the first has errors.
+	ruleAt map[string]ast.Node
 }
 
 // Info is what `coroner rules explain` shows of a pack rule beyond the
@@ -49,6 +52,9 @@ type Info struct {
 	When    string
 	Message string
 }
+
+// idRE is the rule ID syntax of rules.Rule.Validate.
+var idRE = regexp.MustCompile(`^[a-z][a-z0-9]*(-[a-z0-9]+)*$`)
 
 var ruleFields = []string{"id", "title", "doc", "severity", "category", "confidence", "remedy", "references",
 	"needs", "outcome", "phase", "cause", "match", "when", "message"}
@@ -78,7 +84,7 @@ func unwrapPath(err error) string {
 // against each other and the built-in rules.
 func Parse(data []byte, file string) (*Pack, error) {
 	d := &dec{file: file}
-	p := &Pack{File: file, sigPos: map[string][2]int{}, ownerAt: map[string]ast.Node{}}
+	p := &Pack{File: file, sigPos: map[string][2]int{}, ownerAt: map[string]ast.Node{}, ruleAt: map[string]ast.Node{}}
 	f, err := parser.ParseBytes(data, 0)
 	if err != nil {
 		return nil, Errors{YAMLError(file, err)}
@@ -127,14 +133,6 @@ func Parse(data []byte, file string) (*Pack, error) {
 			d.errf(b, "empty pack: want signatures or rules")
 		}
 	}
-	seen := map[string]ast.Node{}
-	for _, def := range p.defs {
-		if first, dup := seen[def.rule.ID]; dup {
-			l, _ := pos(first)
-			d.errf(def.idNode, "rule %s: defined twice (first at line %d)", def.rule.ID, l)
-		}
-		seen[def.rule.ID] = def.idNode
-	}
 	if len(d.errs) > 0 {
 		d.errs.sort()
 		return nil, d.errs
@@ -157,8 +155,12 @@ func signatureFields() []string {
 
 func (p *Pack) signatures(d *dec, seq *ast.SequenceNode) {
 	known := signatureFields()
+	builtin := map[string]bool{}
+	for _, s := range rules.BuiltinCatalog() {
+		builtin[s.ID] = true
+	}
 	for _, n := range seq.Values {
-		fs, ok := d.fieldsOf(n, "signature", known)
+		fs, ok := d.fieldsOf(n, strings.TrimSpace("signature "+peekID(n)), known)
 		if !ok {
 			continue
 		}
@@ -181,6 +183,9 @@ func (p *Pack) signatures(d *dec, seq *ast.SequenceNode) {
 		if _, dup := p.sigPos[s.ID]; dup {
 			d.errf(fs["id"], "%s: defined twice in this pack", what)
 		}
+		if builtin[s.ID] {
+			d.errf(fs["id"], "%s: the id is already a built-in signature", what)
+		}
 		if idn := fs["id"]; idn != nil {
 			l, c := pos(idn)
 			p.sigPos[s.ID] = [2]int{l, c}
@@ -195,8 +200,21 @@ func (p *Pack) signatures(d *dec, seq *ast.SequenceNode) {
 	}
 }
 
+// peekID names an entry in messages before its fields are read.
+func peekID(n ast.Node) string {
+	ps, _ := pairs(n)
+	for _, p := range ps {
+		if keyName(p) == "id" {
+			if s, ok := unwrap(p.Value).(*ast.StringNode); ok {
+				return s.Value
+			}
+		}
+	}
+	return ""
+}
+
 func (p *Pack) rule(d *dec, n ast.Node) *ruleDef {
-	fs, ok := d.fieldsOf(n, "rule", ruleFields)
+	fs, ok := d.fieldsOf(n, strings.TrimSpace("rule "+peekID(n)), ruleFields)
 	if !ok {
 		return nil
 	}
@@ -218,8 +236,17 @@ func (p *Pack) rule(d *dec, n ast.Node) *ruleDef {
 	if r.ID == "" {
 		what = "rule"
 		d.errAt(line, col, "rule: missing id")
-	} else if !regexp.MustCompile(`^[a-z][a-z0-9]*(-[a-z0-9]+)*$`).MatchString(r.ID) {
+	} else if !idRE.MatchString(r.ID) {
 		d.errf(fs["id"], "%s: id %q is not kebab-case", what, r.ID)
+	}
+	if rules.Lookup(rules.Registered(), r.ID) != nil {
+		d.errf(fs["id"], "%s: the id is already a built-in rule", what)
+	}
+	if first, dup := p.ruleAt[r.ID]; dup && r.ID != "" {
+		l, _ := pos(first)
+		d.errf(fs["id"], "%s: defined twice (first at line %d)", what, l)
+	} else if r.ID != "" {
+		p.ruleAt[r.ID] = fs["id"]
 	}
 	var at ast.Node
 	if r.Title, at = get("title"); strings.TrimSpace(r.Title) == "" {
@@ -291,7 +318,9 @@ func (p *Pack) rule(d *dec, n ast.Node) *ruleDef {
 	}
 	if v, ok := fs["match"]; ok {
 		def.match = p.match(d, v, what)
-		def.matchText = nodeText(v)
+		if def.match != nil {
+			def.matchText = def.match.String()
+		}
 	}
 	if v, ok := fs["when"]; ok {
 		if src, _ := d.str(v, "when"); strings.TrimSpace(src) != "" {
@@ -407,14 +436,6 @@ func errOr(err error, s string) string {
 		return err.Error()
 	}
 	return s
-}
-
-func nodeText(n ast.Node) string {
-	b, err := yaml.Marshal(n)
-	if err != nil {
-		return n.String()
-	}
-	return strings.TrimRight(string(b), "\n")
 }
 
 func containsKind(k facts.Kind) bool {

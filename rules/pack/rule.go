@@ -44,6 +44,27 @@ type fieldMatch struct {
 	re  *regexp.Regexp
 }
 
+// String renders the matcher as YAML-like lines, for rules explain.
+func (m *matcher) String() string {
+	var b []string
+	if len(m.types) > 0 {
+		b = append(b, "type: "+strings.Join(m.types, ", "))
+	}
+	if m.msg != nil {
+		b = append(b, "msg: "+m.msg.String())
+	}
+	if len(m.fields) > 0 {
+		b = append(b, "fields:")
+		for _, f := range m.fields {
+			b = append(b, "  "+f.key+": "+f.re.String())
+		}
+	}
+	if len(m.sigs) > 0 {
+		b = append(b, "signature: "+strings.Join(m.sigs, ", "))
+	}
+	return strings.Join(b, "\n")
+}
+
 // maxCited bounds the evidence of one finding: the first few places say
 // where to look; the message says how many there are.
 const maxCited = 8

@@ -102,6 +102,9 @@ func pos(n ast.Node) (int, int) {
 	}
 	switch m := n.(type) {
 	case *ast.MappingNode:
+		if m.IsFlowStyle && m.Start != nil {
+			return tokenPos(m.Start)
+		}
 		if len(m.Values) > 0 {
 			return pos(m.Values[0].Key)
 		}

@@ -20,6 +20,7 @@ import (
 	"os"
 	"path"
 	"regexp"
+	"sort"
 	"strings"
 
 	"github.com/goccy/go-yaml/ast"
@@ -108,10 +109,7 @@ func Load(paths ...string) (*List, error) {
 func Parse(data []byte, file string) (*List, error) {
 	var errs pack.Errors
 	errf := func(n ast.Node, format string, args ...any) {
-		line, col := 0, 0
-		if n != nil && n.GetToken() != nil {
-			line, col = n.GetToken().Position.Line, n.GetToken().Position.Column
-		}
+		line, col := pos(n)
 		errs = append(errs, &pack.Error{File: file, Line: line, Col: col, Msg: fmt.Sprintf(format, args...)})
 	}
 	f, err := parser.ParseBytes(data, 0)
@@ -199,9 +197,34 @@ func Parse(data []byte, file string) (*List, error) {
 		l.Items = append(l.Items, s)
 	}
 	if len(errs) > 0 {
+		sort.SliceStable(errs, func(i, j int) bool {
+			if errs[i].Line != errs[j].Line {
+				return errs[i].Line < errs[j].Line
+			}
+			return errs[i].Col < errs[j].Col
+		})
 		return nil, errs
 	}
 	return l, nil
+}
+
+// pos is where a node starts: a mapping's own token is a colon, so it
+// answers with its first key.
+func pos(n ast.Node) (int, int) {
+	switch m := n.(type) {
+	case nil:
+		return 0, 0
+	case *ast.MappingValueNode:
+		n = m.Key
+	case *ast.MappingNode:
+		if len(m.Values) > 0 {
+			n = m.Values[0].Key
+		}
+	}
+	if tk := n.GetToken(); tk != nil {
+		return tk.Position.Line, tk.Position.Column
+	}
+	return 0, 0
 }
 
 func scalar(n ast.Node) (string, bool) {
