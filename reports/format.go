@@ -56,6 +56,18 @@ func mdInline(s string) string {
 			} else {
 				b.WriteString(`\_`)
 			}
+		case '#':
+			// Only a run that could close a heading: after a space or at
+			// the start, and before a space or the end ("#running-req" stays).
+			j := i
+			for j < len(s) && s[j] == '#' {
+				j++
+			}
+			if (i == 0 || s[i-1] == ' ' || s[i-1] == '#') && (j == len(s) || s[j] == ' ' || s[j] == '\t') {
+				b.WriteString(`\#`)
+			} else {
+				b.WriteByte('#')
+			}
 		case '<', '>', '|', '`', '*', '[', ']', '\\', '~', '$':
 			b.WriteByte('\\')
 			b.WriteRune(r)
@@ -104,6 +116,28 @@ func mdRich(s string) string {
 		s = s[n+end+n:]
 	}
 	return b.String()
+}
+
+// blockSafe keeps text that starts a markdown line from starting a block:
+// a leading "#", ">", "-", "+", "=" or "1." would make a heading, a quote,
+// a list or a rule of it; four leading spaces a code block.
+func blockSafe(md string) string {
+	md = strings.TrimLeft(md, " ")
+	if md == "" {
+		return md
+	}
+	switch md[0] {
+	case '#', '>', '-', '+', '=':
+		return "\\" + md
+	}
+	i := 0
+	for i < len(md) && i < 9 && md[i] >= '0' && md[i] <= '9' {
+		i++
+	}
+	if i > 0 && i < len(md) && (md[i] == '.' || md[i] == ')') {
+		return md[:i] + "\\" + md[i:]
+	}
+	return md
 }
 
 // closingTicks finds a run of exactly n backticks in s.

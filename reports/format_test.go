@@ -35,6 +35,8 @@ func TestMdInline(t *testing.T) {
 		{"line1\nline2\r\n", "line1 line2 "},
 		{"~~gone~~ $x$", `\~\~gone\~\~ \$x\$`},
 		{"red \x1b[31mtext\x1b[0m", "red text"},
+		{"#running-req: 5", "#running-req: 5"},
+		{"a ## b #", `a \#\# b \#`},
 	}
 	for _, tc := range tests {
 		assert.Equal(t, tc.want, mdInline(tc.in), "%q", tc.in)
@@ -52,6 +54,22 @@ func TestMdRich(t *testing.T) {
 	}
 	for _, tc := range tests {
 		assert.Equal(t, tc.want, mdRich(tc.in), "%q", tc.in)
+	}
+}
+
+func TestBlockSafe(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"plain", "plain"},
+		{"# not a heading", `\# not a heading`},
+		{"> not a quote", `\> not a quote`},
+		{"- not a list", `\- not a list`},
+		{"12. not a list", `12\. not a list`},
+		{"3) not a list", `3\) not a list`},
+		{"    not code", "not code"},
+		{"2026-02-10 is a date", "2026-02-10 is a date"},
+	}
+	for _, tc := range tests {
+		assert.Equal(t, tc.want, blockSafe(tc.in), "%q", tc.in)
 	}
 }
 

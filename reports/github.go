@@ -341,7 +341,7 @@ func briefEvidenceBlock(f Finding, ex Excerpts, quoted map[string]bool) string {
 	for _, fc := range files {
 		sort.Ints(fc.lines)
 		lines := ex[fc.file]
-		fmt.Fprintf(&body, "%s\n", fc.file)
+		fmt.Fprintf(&body, "%s\n", quoteLine(fc.file))
 		if len(lines) == 0 {
 			for _, l := range fc.lines {
 				fmt.Fprintf(&body, "> %d | %s\n", l, quoteLine(fc.texts[l]))

@@ -28,7 +28,6 @@ func HTML(w io.Writer, r *Report) error {
 	b.WriteString(`<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'">` + "\n")
 	b.WriteString(`<meta name="referrer" content="no-referrer">` + "\n")
 	b.WriteString(`<meta name="viewport" content="width=device-width, initial-scale=1">` + "\n")
-	fmt.Fprintf(&b, "<meta name=\"generator\" content=\"%s %s\">\n", html.EscapeString(r.Tool.Name), html.EscapeString(r.Tool.Version))
 	fmt.Fprintf(&b, "<title>%s</title>\n<style>\n%s</style>\n</head>\n", html.EscapeString(title), stylesheet)
 	fmt.Fprintf(&b, "<body>\n<main class=\"outcome-%s\">\n", outcomeClass(r.Verdict.Outcome))
 	for _, bl := range postmortem(r).blocks {

@@ -368,7 +368,7 @@ func mdFindings(d *doc, r *Report) {
 			}
 			d.p("%s\n\n", strings.Join(meta, " · "))
 			if f.Message != "" {
-				d.p("%s\n\n", mdRich(f.Message))
+				d.p("%s\n\n", blockSafe(mdRich(f.Message)))
 			}
 			if f.Remedy != "" {
 				d.p("**Remedy:** %s\n\n", mdRich(f.Remedy))

@@ -282,8 +282,8 @@ func (t *textWriter) findings(r *Report) {
 				t.line(ind + t.c(ansiDim, "… "+plural(len(f.Evidence)-textEvidence, "more evidence line", "more evidence lines")))
 				break
 			}
-			text := strings.ReplaceAll(cleanText(e.Text), "\n", " ")
-			l := truncate(loc(e.File, e.Line)+"  "+text, t.o.Width-len(ind))
+			l := strings.ReplaceAll(cleanText(loc(e.File, e.Line)+"  "+e.Text), "\n", " ")
+			l = truncate(l, t.o.Width-len(ind))
 			t.line(ind + t.c(ansiCyan, l))
 		}
 	}
