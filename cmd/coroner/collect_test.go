@@ -1,0 +1,219 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/coroner-dev/coroner/parser/facts"
+	"github.com/coroner-dev/coroner/parser/manifest"
+)
+
+// noTools are flags that keep a test collect hermetic: no nvidia-smi,
+// py-spy or Python of the machine is run.
+var noTools = []string{"--nvidia-smi", "coroner-test-no-nvidia-smi", "--py-spy", "coroner-test-no-py-spy", "--python", "coroner-test-no-python"}
+
+func writeLog(t *testing.T, dir string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(seedBundle, "server.log"))
+	require.NoError(t, err)
+	p := filepath.Join(dir, "server.log")
+	require.NoError(t, os.WriteFile(p, data, 0o644))
+	return p
+}
+
+// TestCollectWithoutGPU is the acceptance test of a collect on a machine
+// without GPUs: two ps rounds, the log, and a manifest that records the
+// missing nvidia-smi; the analyzer reads every file with its kind and no
+// parse issue.
+func TestCollectWithoutGPU(t *testing.T) {
+	dir := t.TempDir()
+	log := writeLog(t, dir)
+	out := filepath.Join(dir, "bundle.tar.zst")
+	start := time.Now()
+	code, stdout, stderr := runCLI(t, "", append([]string{"collect", "--count", "2", "--every", "1s", "--log", log, "-o", out}, noTools...)...)
+	require.Equal(t, exitOK, code, stderr)
+	assert.Empty(t, stdout)
+	assert.Empty(t, stderr, "no progress line when stderr is not a terminal")
+	assert.Less(t, time.Since(start), 30*time.Second)
+
+	_, files, order := untar(t, out)
+	for _, name := range []string{"round-01/ps_eo.txt", "round-01/ps_auxf.txt", "round-02/ps_eo.txt", "round-02/ps_auxf.txt",
+		"once/meminfo.txt", "once/env.txt", "logs/server.log", manifest.Name} {
+		assert.Contains(t, order, name)
+	}
+	assert.NotContains(t, order, "round-03/ps_eo.txt")
+	assert.Equal(t, manifest.Name, order[len(order)-1])
+	log0, _ := os.ReadFile(log)
+	assert.Equal(t, string(log0), string(files["logs/server.log"]))
+
+	m := readManifest(t, files)
+	assert.Equal(t, "collect", m.Command)
+	require.NotNil(t, m.Host)
+	_, off := time.Now().Zone()
+	assert.Equal(t, off, m.Host.UTCOffsetS)
+	require.Len(t, m.Rounds, 3)
+	assert.Equal(t, []string{"round-01", "once", "round-02"}, []string{m.Rounds[0].Dir, m.Rounds[1].Dir, m.Rounds[2].Dir})
+	gap := m.Rounds[2].Start.Sub(m.Rounds[0].Start)
+	assert.InDelta(t, time.Second.Seconds(), gap.Seconds(), 0.5, "rounds are --every apart")
+	missing := 0
+	for _, a := range m.Artifacts {
+		if a.Program == "coroner-test-no-nvidia-smi" {
+			assert.True(t, a.NotFound, a.Command)
+			assert.Empty(t, a.Path)
+			missing++
+		}
+	}
+	assert.Equal(t, 8, missing, "-q -x, query-gpu, compute-apps per round; topo and -L once")
+
+	// The analyzer: every file of its kind, no parse issue, capture times
+	// from the manifest, and the missing nvidia-smi said.
+	_, f, _ := analyzeBundle(t, out)
+	assert.Empty(t, f.Issues())
+	kinds := map[string]facts.Kind{}
+	for _, s := range f.Sources {
+		kinds[s.Path] = s.Kind
+	}
+	assert.Equal(t, map[string]facts.Kind{
+		"logs/server.log": facts.KindSGLangLog, "round-01/ps_eo.txt": facts.KindPS, "round-01/ps_auxf.txt": facts.KindPS,
+		"round-02/ps_eo.txt": facts.KindPS, "round-02/ps_auxf.txt": facts.KindPS, "once/meminfo.txt": facts.KindMeminfo,
+		"once/env.txt": facts.KindEnv, "once/df.txt": facts.KindDF, manifest.Name: facts.KindManifest,
+	}, withoutOptional(kinds))
+	src := f.Source("round-02/ps_eo.txt")
+	require.NotNil(t, src)
+	assert.WithinDuration(t, m.Rounds[2].Start, src.CapturedAt, time.Second)
+	require.Len(t, f.Procs, 4)
+
+	code, out2, _ := runCLI(t, "", "analyze", "--format", "json", "--fail-on", "never", out)
+	require.Equal(t, exitOK, code)
+	assert.Contains(t, out2, `"rule": "collector"`)
+	assert.Contains(t, out2, "not installed: coroner-test-no-nvidia-smi")
+}
+
+// withoutOptional drops the files a machine may or may not give (dmesg
+// needs permission).
+func withoutOptional(k map[string]facts.Kind) map[string]facts.Kind {
+	delete(k, "once/dmesg.txt")
+	return k
+}
+
+// TestCollectHungNvidiaSMI is the acceptance test of the timeouts: an
+// nvidia-smi that never answers costs its timeout once, and the report
+// names it.
+func TestCollectHungNvidiaSMI(t *testing.T) {
+	dir := t.TempDir()
+	log := writeLog(t, dir)
+	hang := filepath.Join(dir, "nvidia-smi")
+	require.NoError(t, os.WriteFile(hang, []byte("#!/bin/sh\nsleep 600\n"), 0o755))
+	out := filepath.Join(dir, "bundle.tar.zst")
+	start := time.Now()
+	code, _, stderr := runCLI(t, "", "collect", "--count", "2", "--every", "1s", "--timeout", "2s", "--log", log, "-o", out,
+		"--nvidia-smi", hang, "--py-spy", "coroner-test-no-py-spy", "--python", "coroner-test-no-python")
+	require.Equal(t, exitOK, code, stderr)
+	took := time.Since(start)
+	assert.Less(t, took, 15*time.Second, "one timeout of 2 s, then the later calls are skipped")
+
+	code, stdout, _ := runCLI(t, "", "analyze", "--format", "json", out)
+	assert.Equal(t, exitFindings, code, "a wedged GPU is an error")
+	var rep struct {
+		Findings []struct {
+			Rule, Title, Severity, Category, Message string
+			Evidence                                 []struct {
+				File string
+				Line int
+			}
+		}
+	}
+	require.NoError(t, json.Unmarshal([]byte(stdout), &rep))
+	found := false
+	for _, f := range rep.Findings {
+		if f.Rule == "collector" && f.Severity == "error" {
+			found = true
+			assert.Equal(t, "gpu-fault", f.Category)
+			assert.Contains(t, f.Message, "nvidia-smi did not answer within 2 s: a wedged driver or GPU")
+			require.NotEmpty(t, f.Evidence)
+			assert.Equal(t, manifest.Name, f.Evidence[0].File)
+		}
+	}
+	assert.True(t, found, "the report names the timeout: %s", stdout)
+}
+
+// TestCollectRedactsTheServer collects from a live process whose command
+// line and environment hold secrets, with a log full of them: none is in
+// the bundle's bytes.
+func TestCollectRedactsTheServer(t *testing.T) {
+	dir := t.TempDir()
+	secrets := []string{
+		"sk-proj-CmdLine0123456789abcdefghij", "cmdline-api-key-0042", "hf_CmdLineToken0123456789abcdefghijklm",
+		"hf_EnvToken0123456789abcdefghijklmnop", "env-vllm-api-key-9f8e", "env-nccl-secret-1234", "env-ray-password-5678",
+		"sk-ant-api03-LogKey0123456789abcdefgh", "ghp_LogToken0123456789abcdefghijABCDEF12", "AKIALOGKEY0123456789",
+		"log-bearer-token-abcdef", "log-setting-key-123", "LogUrlPassw0rd",
+	}
+	// The fake server: a shell that sleeps, its arguments and environment
+	// those of a server launched with secrets.
+	cmd := exec.Command("sh", "-c", "sleep 60; true", "python3", "-m", "sglang.launch_server", "--api-key", secrets[1],
+		"--admin-api-key", secrets[0], "--hf-token", secrets[2], "--port", "30000")
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HF_TOKEN=" + secrets[3], "VLLM_API_KEY=" + secrets[4],
+		"NCCL_SOCKET_SECRET=" + secrets[5], "RAY_REDIS_PASSWORD=" + secrets[6], "NCCL_DEBUG=INFO"}
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+
+	log := filepath.Join(dir, "server.log")
+	require.NoError(t, os.WriteFile(log, []byte(strings.Join([]string{
+		"[2026-11-30 04:24:37] server_args=ServerArgs(model_path='/m', api_key='" + secrets[11] + "', port=30000)",
+		"[2026-11-30 04:24:38] ANTHROPIC_API_KEY=" + secrets[7],
+		"[2026-11-30 04:24:38] cloning with " + secrets[8],
+		"[2026-11-30 04:24:38] aws " + secrets[9],
+		"[2026-11-30 04:24:39] GET /v1/models Authorization: Bearer " + secrets[10],
+		"[2026-11-30 04:24:39] cache at redis://cache:" + secrets[12] + "@cache.internal:6379",
+	}, "\n")+"\n"), 0o644))
+
+	out := filepath.Join(dir, "bundle.tar.zst")
+	args := append([]string{"collect", "--count", "1", "--pid", fmt.Sprint(cmd.Process.Pid), "--log", log, "-o", out}, noTools...)
+	code, _, stderr := runCLI(t, "", args...)
+	require.Equal(t, exitOK, code, stderr)
+	raw, files, _ := untar(t, out)
+	for _, s := range secrets {
+		assert.False(t, bytes.Contains(raw, []byte(s)), "%s survived", s)
+	}
+	// The evidence is there, redacted.
+	assert.Contains(t, string(files["round-01/ps_eo.txt"]), "sglang.launch_server --api-key ******************** --admin-api-key sk-*********")
+	assert.Contains(t, string(files["once/env.txt"]), "HF_TOKEN=hf_*****")
+	assert.Contains(t, string(files["once/env.txt"]), "NCCL_DEBUG=INFO\n")
+	m := readManifest(t, files)
+	assert.Equal(t, cmd.Process.Pid, m.Target.MainPID)
+	assert.Equal(t, fmt.Sprintf("--pid %d", cmd.Process.Pid), m.Target.How)
+	assert.GreaterOrEqual(t, m.Redaction.Counts["secret-flag"]+m.Redaction.Counts["openai-key"]+m.Redaction.Counts["hf-token"], 3)
+}
+
+func TestCollectUsage(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "b.tar.zst")
+	for _, tc := range []struct {
+		args []string
+		code int
+		err  string
+	}{
+		{[]string{"collect", "--match", "tgi", "-o", out}, exitUsage, "--match"},
+		{[]string{"collect", "--match", "vllm", "--pid", "1", "-o", out}, exitUsage, "give one"},
+		{[]string{"collect", "--count", "0", "-o", out}, exitUsage, "--count"},
+		{[]string{"collect", "--log", filepath.Join(dir, "nope.log"), "-o", out}, exitInput, "nope.log"},
+		{[]string{"collect", "-o", filepath.Join(dir, "no", "such", "dir", "b.tar.zst")}, exitUsage, "does not exist"},
+		{[]string{"collect"}, exitUsage, "-o"},
+	} {
+		code, _, stderr := runCLI(t, "", tc.args...)
+		assert.Equal(t, tc.code, code, "%v: %s", tc.args, stderr)
+		assert.Contains(t, stderr, tc.err, tc.args)
+	}
+	_, err := os.Stat(out)
+	assert.True(t, os.IsNotExist(err), "nothing is written on a usage error")
+}
