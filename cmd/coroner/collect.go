@@ -58,6 +58,8 @@ func (c *collectCmd) Run(e *env) error {
 		Logs: c.Log, PID: c.PID, Match: c.Match, URL: c.URL, Count: c.Count, Every: c.Every, Timeout: c.Timeout,
 		NvidiaSMI: c.NvidiaSMI, PySpy: c.PySpy, Python: c.Python, Progress: progress,
 	})
+	// A second Ctrl-C, while the bundle is written, ends coroner at once.
+	stop()
 	if err != nil {
 		return fail(exitUsage, "%v", err)
 	}
