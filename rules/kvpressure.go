@@ -78,7 +78,7 @@ func runKVPressure(p *Pass) {
 			evicted += t.Sum
 			verb = "preempted"
 			for _, b := range s.Series.Buckets {
-				if a := b.Aggs["preemptions"]; a != nil && a.Sum > 0 {
+				if a := b.Agg("preemptions"); a != nil && a.Sum > 0 {
 					ev = append(ev, Evidence{Src: b.Src, Text: fmt.Sprintf("Preemptions: %.0f", a.Sum)})
 					break
 				}

@@ -237,7 +237,7 @@ var batchKeys = []string{"running_req", "running"}
 
 func aggOf(b *facts.Bucket, keys ...string) *facts.Agg {
 	for _, k := range keys {
-		if a := b.Aggs[k]; a != nil && a.N > 0 {
+		if a := b.Agg(k); a != nil && a.N > 0 {
 			return a
 		}
 	}
@@ -455,11 +455,11 @@ func acceptanceOf(idx *Index, s *RuntimeSeries) *Acceptance {
 	lenN, rateN := 0, 0
 	add := func(src *facts.Series, lenKey, rateKey string, rateScale float64) {
 		for _, b := range src.Buckets {
-			if x := b.Aggs[lenKey]; x != nil && x.N > 0 {
+			if x := b.Agg(lenKey); x != nil && x.N > 0 {
 				lenSum += x.Sum
 				lenN += x.N
 			}
-			if x := b.Aggs[rateKey]; x != nil && x.N > 0 {
+			if x := b.Agg(rateKey); x != nil && x.N > 0 {
 				rateSum += x.Sum * rateScale
 				rateN += x.N
 			}

@@ -1,6 +1,7 @@
 package facts
 
 import (
+	"encoding/json"
 	"sort"
 	"time"
 )
@@ -12,6 +13,11 @@ import (
 // at most MaxBuckets buckets. When full, neighbouring buckets merge pairwise
 // and the bucket width doubles, so memory stays fixed while every bucket still
 // holds the count, sum, min and max of each field over its span.
+//
+// The series keeps its field names once; a bucket holds its aggregates in a
+// slice indexed like them. A bundle of 512 rank logs has 512 x 256 buckets
+// of a dozen fields each: a map per bucket was most of the memory of such a
+// run and most of the garbage collector's work.
 type Series struct {
 	Proc Proc      `json:"proc"`
 	Type EventType `json:"type"`
@@ -22,29 +28,52 @@ type Series struct {
 	// Count is the number of stat lines seen.
 	Count int `json:"count"`
 	// First and Last are the first and last samples, exactly as parsed.
+	// Last.Values is written by Finish (Add keeps it current): a writer that
+	// feeds AddPairs calls Finish after its last sample.
 	First *Sample `json:"first"`
 	Last  *Sample `json:"last"`
 	// Buckets hold the aggregated samples, in time order. PerBucket is how
 	// many samples a bucket takes before the next one starts.
 	Buckets   []*Bucket `json:"buckets"`
 	PerBucket int       `json:"per_bucket"`
+	// DroppedKeys counts values of fields beyond MaxSeriesKeys, which a
+	// hostile log could otherwise use to grow every bucket.
+	DroppedKeys int `json:"dropped_keys,omitempty"`
 
-	// spare holds the buckets that compaction merged away, and their
-	// aggregates, for reuse: a series that has filled up then costs no
-	// allocation per sample.
-	spare     []*Bucket
-	spareAggs []*Agg
-	// fastKeys are the keys of the last AddPairs call, lastVals its values
-	// (as Last holds them) and fastAggs their aggregates in fastBucket: a run
-	// of samples with the same keys skips most map operations.
-	fastKeys   []string
-	lastVals   []float64
-	fastAggs   []*Agg
-	fastBucket *Bucket
+	keys *keyList
+	// spare holds the buckets that compaction merged away, for reuse: a
+	// series that has filled up then costs no allocation per sample.
+	spare []*Bucket
+	// fastKeys are the keys of the last AddPairs call and fastIdx their
+	// indexes in keys (-1 for a dropped key): a run of samples with the same
+	// keys in the same order finds every slot without a lookup. lastVals
+	// are that sample's values, which Finish copies into Last.
+	fastKeys []string
+	fastIdx  []int
+	fastMax  int
+	lastVals []float64
+	synced   bool
 }
 
 // MaxBuckets bounds the memory of a series.
 const MaxBuckets = 256
+
+// MaxSeriesKeys bounds the fields of a series. Real stat lines have at most
+// about 30 (vLLM's speculative decoding line with 16 per-position rates).
+const MaxSeriesKeys = 128
+
+// keyList holds the field names of a series in the order they first
+// appeared; the series and its buckets share it.
+type keyList struct{ names []string }
+
+func (l *keyList) index(k string) int {
+	for i, n := range l.names {
+		if n == k {
+			return i
+		}
+	}
+	return -1
+}
 
 // Sample is one stat line.
 type Sample struct {
@@ -55,11 +84,53 @@ type Sample struct {
 
 // Bucket aggregates consecutive samples.
 type Bucket struct {
-	Src   Source          `json:"src"` // the first sample's line
-	Start time.Time       `json:"start,omitzero"`
-	End   time.Time       `json:"end,omitzero"`
-	N     int             `json:"n"`
-	Aggs  map[string]*Agg `json:"aggs"`
+	Src   Source    `json:"src"` // the first sample's line
+	Start time.Time `json:"start,omitzero"`
+	End   time.Time `json:"end,omitzero"`
+	N     int       `json:"n"`
+
+	keys *keyList
+	// aggs[i] aggregates field keys.names[i]; it is shorter than the name
+	// list when later fields appeared after the bucket was filled.
+	aggs []Agg
+}
+
+// Agg returns the aggregate of a field over the bucket, or nil when the
+// bucket holds no value of it.
+func (b *Bucket) Agg(key string) *Agg {
+	if b == nil || b.keys == nil {
+		return nil
+	}
+	i := b.keys.index(key)
+	if i < 0 || i >= len(b.aggs) || b.aggs[i].N == 0 {
+		return nil
+	}
+	return &b.aggs[i]
+}
+
+// Fields lists the fields the bucket holds values of, sorted.
+func (b *Bucket) Fields() []string {
+	var out []string
+	for i := range b.aggs {
+		if b.aggs[i].N > 0 {
+			out = append(out, b.keys.names[i])
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// MarshalJSON writes the aggregates as an object keyed by field name.
+func (b *Bucket) MarshalJSON() ([]byte, error) {
+	aggs := make(map[string]*Agg, len(b.aggs))
+	for _, k := range b.Fields() {
+		aggs[k] = b.Agg(k)
+	}
+	type plain Bucket // without the method
+	return json.Marshal(struct {
+		*plain
+		Aggs map[string]*Agg `json:"aggs"`
+	}{(*plain)(b), aggs})
 }
 
 // Agg is the count, sum, min and max of one field over a bucket.
@@ -103,67 +174,34 @@ func (a *Agg) merge(b *Agg) {
 	a.Sum += b.Sum
 }
 
-// Add appends a sample. values is copied only for the first and last
-// samples; the caller may reuse it.
+// Add appends a sample given as a map. values is copied; the caller may
+// reuse it.
 func (s *Series) Add(src Source, t time.Time, values map[string]float64) {
-	if s.PerBucket == 0 {
-		s.PerBucket = 1
+	keys := make([]string, 0, len(values))
+	for k := range values {
+		keys = append(keys, k)
 	}
-	s.Count++
-	if s.First == nil {
-		s.First = &Sample{Src: src, Time: t, Values: copyValues(values)}
+	sort.Strings(keys)
+	vals := make([]float64, len(keys))
+	for i, k := range keys {
+		vals[i] = values[k]
 	}
-	if s.Last == nil {
-		s.Last = &Sample{}
-	}
-	s.Last.Src, s.Last.Time = src, t
-	if s.Last.Values == nil {
-		s.Last.Values = make(map[string]float64, len(values))
-	}
-	last := s.Last.Values
-	s.fastKeys, s.fastBucket = s.fastKeys[:0], nil // Last changes behind AddPairs' back
-
-	b := s.bucketFor(src, t, len(values))
-	// One pass copies the sample into Last and aggregates it: a series of
-	// stat lines is the hot path of a long log.
-	for k, v := range values {
-		last[k] = v
-		a := b.Aggs[k]
-		if a == nil {
-			a = s.newAgg()
-			b.Aggs[k] = a
-		}
-		a.add(v)
-	}
-	if len(last) != len(values) {
-		// last holds every key of values plus stale ones of earlier samples.
-		for k := range last {
-			if _, ok := values[k]; !ok {
-				delete(last, k)
-			}
-		}
-	}
-}
-
-func (s *Series) newAgg() *Agg {
-	if n := len(s.spareAggs); n > 0 {
-		a := s.spareAggs[n-1]
-		s.spareAggs = s.spareAggs[:n-1]
-		*a = Agg{}
-		return a
-	}
-	return &Agg{}
+	s.AddPairs(src, t, keys, vals)
+	s.Finish()
 }
 
 // AddPairs appends a sample given as parallel slices of keys and values,
-// which stat-line parsers fill without building a map. It is Add without the
-// map: same result, fewer hash lookups when consecutive samples have the
-// same keys in the same order. The caller may reuse both slices.
+// which stat-line parsers fill without building a map. The keys must be
+// distinct. The caller may reuse both slices. Last.Values lags behind until
+// Finish.
 func (s *Series) AddPairs(src Source, t time.Time, keys []string, vals []float64) {
 	n := min(len(keys), len(vals))
 	keys, vals = keys[:n], vals[:n]
 	if s.PerBucket == 0 {
 		s.PerBucket = 1
+	}
+	if s.keys == nil {
+		s.keys = &keyList{}
 	}
 	s.Count++
 	if s.First == nil {
@@ -177,67 +215,66 @@ func (s *Series) AddPairs(src Source, t time.Time, keys []string, vals []float64
 		s.Last = &Sample{}
 	}
 	s.Last.Src, s.Last.Time = src, t
-	if s.Last.Values == nil {
-		s.Last.Values = make(map[string]float64, n)
-	}
-	last := s.Last.Values
-	same := len(s.fastKeys) == n
-	for i := 0; same && i < n; i++ {
-		same = s.fastKeys[i] == keys[i]
-	}
-	if same {
-		// Last already holds these keys: write only the values that moved.
-		for i, v := range vals {
-			if v != s.lastVals[i] || v != v {
-				last[keys[i]] = v
-				s.lastVals[i] = v
-			}
-		}
-	} else {
-		for i, k := range keys {
-			last[k] = vals[i]
-		}
-		if len(last) != n {
-			for k := range last {
-				if !containsKey(keys, k) {
-					delete(last, k)
-				}
-			}
-		}
+	if !s.sameKeys(keys) {
 		s.fastKeys = append(s.fastKeys[:0], keys...)
-		s.lastVals = append(s.lastVals[:0], vals...)
-		s.fastBucket = nil
-	}
-	b := s.bucketFor(src, t, n)
-	if s.fastBucket != b {
-		s.fastBucket = b
-		s.fastAggs = s.fastAggs[:0]
+		s.fastIdx = s.fastIdx[:0]
+		s.fastMax = -1
 		for _, k := range keys {
-			a := b.Aggs[k]
-			if a == nil {
-				a = s.newAgg()
-				b.Aggs[k] = a
+			i := s.keys.index(k)
+			if i < 0 && len(s.keys.names) < MaxSeriesKeys {
+				i = len(s.keys.names)
+				s.keys.names = append(s.keys.names, k)
 			}
-			s.fastAggs = append(s.fastAggs, a)
+			s.fastIdx = append(s.fastIdx, i)
+			s.fastMax = max(s.fastMax, i)
 		}
+	}
+	s.lastVals = append(s.lastVals[:0], vals...)
+	s.synced = false
+
+	b := s.bucketFor(src, t)
+	if s.fastMax >= len(b.aggs) {
+		b.aggs = append(b.aggs, make([]Agg, s.fastMax+1-len(b.aggs))...)
 	}
 	for i, v := range vals {
-		s.fastAggs[i].add(v)
+		if j := s.fastIdx[i]; j >= 0 {
+			b.aggs[j].add(v)
+		} else {
+			s.DroppedKeys++
+		}
 	}
 }
 
-func containsKey(keys []string, k string) bool {
-	for _, x := range keys {
-		if x == k {
-			return true
+func (s *Series) sameKeys(keys []string) bool {
+	if len(keys) != len(s.fastKeys) {
+		return false
+	}
+	for i, k := range keys {
+		if s.fastKeys[i] != k {
+			return false
 		}
 	}
-	return false
+	return true
+}
+
+// Finish writes the last sample's values into Last.Values.
+func (s *Series) Finish() {
+	if s.synced || s.Last == nil {
+		return
+	}
+	s.synced = true
+	if s.Last.Values == nil {
+		s.Last.Values = make(map[string]float64, len(s.fastKeys))
+	}
+	clear(s.Last.Values)
+	for i, k := range s.fastKeys {
+		s.Last.Values[k] = s.lastVals[i]
+	}
 }
 
 // bucketFor returns the bucket a sample goes to, starting a new one (and
 // compacting) when the last is full, and counts the sample in it.
-func (s *Series) bucketFor(src Source, t time.Time, n int) *Bucket {
+func (s *Series) bucketFor(src Source, t time.Time) *Bucket {
 	var b *Bucket
 	if k := len(s.Buckets); k > 0 && s.Buckets[k-1].N < s.PerBucket {
 		b = s.Buckets[k-1]
@@ -248,9 +285,9 @@ func (s *Series) bucketFor(src Source, t time.Time, n int) *Bucket {
 		if k := len(s.spare); k > 0 {
 			b = s.spare[k-1]
 			s.spare = s.spare[:k-1]
-			*b = Bucket{Src: src, Start: t, Aggs: b.Aggs}
+			*b = Bucket{Src: src, Start: t, keys: s.keys, aggs: b.aggs[:0]}
 		} else {
-			b = &Bucket{Src: src, Start: t, Aggs: make(map[string]*Agg, n)}
+			b = &Bucket{Src: src, Start: t, keys: s.keys, aggs: make([]Agg, 0, len(s.keys.names))}
 		}
 		s.Buckets = append(s.Buckets, b)
 	}
@@ -266,7 +303,6 @@ func (s *Series) bucketFor(src Source, t time.Time, n int) *Bucket {
 
 // compact merges buckets pairwise and doubles the bucket width.
 func (s *Series) compact() {
-	s.fastBucket = nil
 	out := s.Buckets[:0]
 	for i := 0; i < len(s.Buckets); i += 2 {
 		a := s.Buckets[i]
@@ -279,16 +315,13 @@ func (s *Series) compact() {
 			if a.Start.IsZero() {
 				a.Start = b.Start
 			}
-			for k, bv := range b.Aggs {
-				av := a.Aggs[k]
-				if av == nil {
-					av = s.newAgg()
-					a.Aggs[k] = av
-				}
-				av.merge(bv)
-				s.spareAggs = append(s.spareAggs, bv)
+			if len(b.aggs) > len(a.aggs) {
+				a.aggs = append(a.aggs, make([]Agg, len(b.aggs)-len(a.aggs))...)
 			}
-			clear(b.Aggs)
+			for j := range b.aggs {
+				a.aggs[j].merge(&b.aggs[j])
+			}
+			clear(b.aggs)
 			s.spare = append(s.spare, b)
 		}
 		out = append(out, a)
@@ -304,38 +337,25 @@ func (s *Series) compact() {
 func (s *Series) Total(key string) Agg {
 	var t Agg
 	for _, b := range s.Buckets {
-		t.merge(b.Aggs[key])
+		t.merge(b.Agg(key))
 	}
 	return t
 }
 
 // Keys lists the fields seen, sorted.
 func (s *Series) Keys() []string {
-	seen := map[string]bool{}
-	for _, b := range s.Buckets {
-		for k := range b.Aggs {
-			seen[k] = true
-		}
+	out := []string{}
+	if s.keys == nil {
+		return out
 	}
-	out := make([]string, 0, len(seen))
-	for k := range seen {
-		out = append(out, k)
+	for i, k := range s.keys.names {
+		for _, b := range s.Buckets {
+			if i < len(b.aggs) && b.aggs[i].N > 0 {
+				out = append(out, k)
+				break
+			}
+		}
 	}
 	sort.Strings(out)
 	return out
-}
-
-func copyValues(v map[string]float64) map[string]float64 {
-	return copyValuesInto(make(map[string]float64, len(v)), v)
-}
-
-func copyValuesInto(dst, v map[string]float64) map[string]float64 {
-	if dst == nil {
-		dst = make(map[string]float64, len(v))
-	}
-	clear(dst)
-	for k, x := range v {
-		dst[k] = x
-	}
-	return dst
 }

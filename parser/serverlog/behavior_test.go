@@ -472,7 +472,7 @@ func TestSeriesRecyclesCleanly(t *testing.T) {
 	n := 0
 	for _, b := range s.Buckets {
 		n += b.N
-		assert.Equal(t, b.N, b.Aggs["a"].N)
+		assert.Equal(t, b.N, b.Agg("a").N)
 	}
 	assert.Equal(t, s.Count, n)
 }

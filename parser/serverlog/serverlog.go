@@ -460,6 +460,9 @@ func (p *parser) finish() {
 		p.log.Procs = procs
 	}
 	p.finishBars()
+	for _, s := range p.log.Series {
+		s.Finish()
+	}
 	evs, dropped := p.events.all()
 	sort.SliceStable(evs, func(i, j int) bool { return evs[i].Src.Line < evs[j].Src.Line })
 	p.log.Events = evs
