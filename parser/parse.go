@@ -181,16 +181,17 @@ func (p *run) entry(e *bundle.Entry, r io.Reader) error {
 	p.workers <- struct{}{}
 	p.wg.Add(1)
 	if !stream {
+		size := int64(n)
 		go func() {
 			defer func() { release(); <-p.workers; p.wg.Done() }()
-			p.parse(j, in)
+			p.parse(j, in, size)
 		}()
 		return nil
 	}
 	pr, pw := io.Pipe()
 	go func() {
 		defer func() { <-p.workers; p.wg.Done() }()
-		p.parse(j, pr)
+		p.parse(j, pr, -1)
 		pr.Close()
 	}()
 	_, err = pw.Write(buf[:n])
@@ -209,13 +210,23 @@ type errReader struct{ err error }
 
 func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 
-// parse runs on a worker: detect, parse, count.
-func (p *run) parse(j *job, r io.Reader) {
+// parse runs on a worker: detect, parse, count. size is the input's length
+// when it is in memory, -1 when it streams.
+func (p *run) parse(j *job, r io.Reader, size int64) {
 	src, name := j.src, j.src.Path
-	br := bufio.NewReaderSize(r, HeadSize)
-	head, _ := br.Peek(HeadSize)
+	var head []byte
+	var in *textio.Input
 	addIssue := func(is facts.Issue) { src.Issues = append(src.Issues, is) }
-	in := textio.NewInput(name, br, p.opts.MaxLine, addIssue)
+	if br, ok := r.(*bytes.Reader); ok && size >= 0 {
+		// In memory: the head is the first bytes, no second buffer needed.
+		head = make([]byte, min(int64(HeadSize), size))
+		_, _ = br.ReadAt(head, 0)
+		in = textio.NewInputSized(name, br, p.opts.MaxLine, size, addIssue)
+	} else {
+		br := bufio.NewReaderSize(r, HeadSize)
+		head, _ = br.Peek(HeadSize)
+		in = textio.NewInput(name, br, p.opts.MaxLine, addIssue)
+	}
 	if bin, why := isBinary(head); bin {
 		addIssue(facts.Issue{Src: facts.Source{File: name}, Kind: facts.IssueBinary,
 			Detail: "binary content (" + why + "): listed, not parsed"})

@@ -89,16 +89,24 @@ func runInputQuality(p *Pass) {
 	}
 
 	var unknown []Evidence
+	nUnknown := 0
 	for _, s := range f.Sources {
 		if s.Kind == facts.KindUnknown && len(s.Issues) == 0 {
-			unknown = append(unknown, Evidence{Src: facts.Source{File: s.Path}, Text: fmt.Sprintf("%d bytes, %d lines", s.Bytes, s.Lines)})
+			nUnknown++
+			if len(unknown) < 20 {
+				unknown = append(unknown, Evidence{Src: facts.Source{File: s.Path}, Text: fmt.Sprintf("%d bytes, %d lines", s.Bytes, s.Lines)})
+			}
 		}
 	}
-	if len(unknown) > 0 {
+	if nUnknown > 0 {
+		msg := fmt.Sprintf("%d file(s) matched no known evidence kind and contributed nothing to the diagnosis. If one is a server log or a snapshot, its format is new to coroner: please report it.", nUnknown)
+		if nUnknown > len(unknown) {
+			msg += fmt.Sprintf(" The first %d are cited; `coroner sources` lists them all.", len(unknown))
+		}
 		p.Report(Finding{
 			Title:    "input: unrecognized files",
 			Severity: SeverityInfo,
-			Message:  fmt.Sprintf("%d file(s) matched no known evidence kind and contributed nothing to the diagnosis. If one is a server log or a snapshot, its format is new to coroner: please report it.", len(unknown)),
+			Message:  msg,
 			Evidence: unknown,
 		})
 	}
