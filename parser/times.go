@@ -99,7 +99,7 @@ func bundleZone(f *facts.Facts, opts Options) (*time.Location, string) {
 		if e.From == "manifest" && e.Name == "TZ_OFFSET_SECONDS" {
 			var off int
 			if _, err := fmt.Sscan(e.Value, &off); err == nil {
-				z := time.FixedZone(offsetName(off), off)
+				z := time.FixedZone("UTC"+offsetName(off), off)
 				return z, fmt.Sprintf("wall-clock times read in zone %s, the host's zone recorded in %s", z, e.Src)
 			}
 		}

@@ -217,3 +217,42 @@ func TestCollectUsage(t *testing.T) {
 	_, err := os.Stat(out)
 	assert.True(t, os.IsNotExist(err), "nothing is written on a usage error")
 }
+
+// TestManifestPlacesTimes checks what the analyzer takes from a manifest:
+// the host's offset places the wall-clock times of the bundle, and a
+// round's start dates the snapshots without a time of their own.
+func TestManifestPlacesTimes(t *testing.T) {
+	dir := t.TempDir()
+	start := time.Date(2026, 11, 30, 4, 24, 37, 0, time.UTC)
+	m := &manifest.Manifest{Format: manifest.Format, Version: manifest.Version, Command: "collect",
+		Host:   &manifest.Host{Clock: start, Zone: "CET", UTCOffsetS: 3600},
+		Rounds: []manifest.Round{{Dir: "round-01", N: 1, Start: start, End: start.Add(2 * time.Second)}},
+		Artifacts: []manifest.Artifact{
+			{Path: "round-01/query-gpu.csv", Program: "nvidia-smi", Command: "nvidia-smi --query-gpu=timestamp,index,name --format=csv", Round: 1, Start: start, End: start.Add(time.Second)},
+			{Path: "round-01/ps_auxf.txt", Program: "ps", Command: "ps auxfww", Round: 1, Start: start, End: start.Add(time.Second)},
+		}}
+	var b strings.Builder
+	require.NoError(t, manifest.Encode(&b, m))
+	files := map[string]string{
+		manifest.Name: b.String(),
+		// The host's clock reads 05:24 (CET) when UTC is 04:24.
+		"round-01/query-gpu.csv": "timestamp, index, name\n2026/11/30 05:24:38.750, 0, NVIDIA H200\n",
+		"round-01/ps_auxf.txt": "USER       PID %CPU %MEM    VSZ   RSS TTY      STAT START   TIME COMMAND\n" +
+			"root         1  0.0  0.0 168512 13172 ?        Ss   05:03   0:41 /sbin/init\n",
+	}
+	for name, data := range files {
+		require.NoError(t, os.MkdirAll(filepath.Join(dir, filepath.Dir(name)), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644))
+	}
+	_, f, _ := analyzeBundle(t, dir)
+	assert.Empty(t, f.Issues())
+	require.Len(t, f.GPUs, 1)
+	assert.Equal(t, time.Date(2026, 11, 30, 4, 24, 38, 750000000, time.UTC), f.GPUs[0].At.UTC())
+	require.Len(t, f.Procs, 1)
+	assert.Equal(t, start, f.Procs[0].At.UTC(), "the round's start dates a ps listing without a time")
+	require.Len(t, f.Procs[0].Procs, 1)
+	assert.Equal(t, time.Date(2026, 11, 30, 4, 3, 0, 0, time.UTC), f.Procs[0].Procs[0].Start.UTC(), "START 05:03 on the host is 04:03 UTC")
+	assert.Contains(t, f.Assumptions, "wall-clock times read in zone UTC+01:00, the host's zone recorded in manifest.json:9")
+	require.Len(t, f.Runs, 2)
+	assert.Equal(t, "round-01/ps_auxf.txt", f.Runs[1].Path)
+}

@@ -517,12 +517,7 @@ func readEnviron(p string) []string {
 // pyEnv runs the engine's own environment report, else torch's, with the
 // server's Python and environment so that the versions are the server's.
 func (c *collector) pyEnv(ctx context.Context, dir string) {
-	py := c.cfg.Python
-	if m := c.target.mainPID; m > 0 {
-		if exe, err := os.Readlink(filepath.Join(c.cfg.ProcRoot, strconv.Itoa(m), "exe")); err == nil && strings.HasPrefix(filepath.Base(exe), "python") {
-			py = exe
-		}
-	}
+	py := c.serverPython()
 	env := c.env
 	if env == nil {
 		env = os.Environ()
@@ -549,6 +544,55 @@ func (c *collector) pyEnv(ctx context.Context, dir string) {
 	cmd.Args = []string{"-m", "torch.utils.collect_env"}
 	res := c.run(ctx, cmd)
 	c.record(dir+"/collect_env.txt", 0, res, res.Stdout, false, nil)
+}
+
+// serverPython finds the Python the server runs under, as the server
+// would find it: a virtualenv's python is a link to the system's, and only
+// its own path (not /proc/PID/exe) makes it load the virtualenv's packages.
+// The path the server was started with comes first, then $VIRTUAL_ENV,
+// then its name in the server's PATH, then the executable.
+func (c *collector) serverPython() string {
+	m := c.target.procs[c.target.mainPID]
+	if m == nil || len(m.argv) == 0 {
+		return c.cfg.Python
+	}
+	isPython := func(p string) bool { return strings.HasPrefix(filepath.Base(p), "python") }
+	executable := func(p string) bool {
+		st, err := os.Stat(p)
+		return err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0
+	}
+	pidDir := filepath.Join(c.cfg.ProcRoot, strconv.Itoa(m.pid))
+	arg0 := m.argv[0]
+	if isPython(arg0) && strings.Contains(arg0, "/") {
+		if !filepath.IsAbs(arg0) {
+			if cwd, err := os.Readlink(filepath.Join(pidDir, "cwd")); err == nil {
+				arg0 = filepath.Join(cwd, arg0)
+			}
+		}
+		if executable(arg0) {
+			return arg0
+		}
+	}
+	var path string
+	for _, kv := range c.env {
+		if v, ok := strings.CutPrefix(kv, "VIRTUAL_ENV="); ok && executable(filepath.Join(v, "bin", "python3")) {
+			return filepath.Join(v, "bin", "python3")
+		}
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			path = v
+		}
+	}
+	if isPython(arg0) && !strings.Contains(arg0, "/") {
+		for _, dir := range filepath.SplitList(path) {
+			if p := filepath.Join(dir, arg0); filepath.IsAbs(dir) && executable(p) {
+				return p
+			}
+		}
+	}
+	if exe, err := os.Readlink(filepath.Join(pidDir, "exe")); err == nil && isPython(exe) {
+		return exe
+	}
+	return c.cfg.Python
 }
 
 // maxPySpy bounds the dumps: a TP8 server has about a dozen processes.

@@ -276,3 +276,30 @@ func TestCollectHungNvidiaSMI(t *testing.T) {
 	require.Len(t, capt.Rounds, 3)
 	assert.Equal(t, "round-01", capt.Rounds[0].Dir)
 }
+
+func TestServerPython(t *testing.T) {
+	bin := t.TempDir()
+	venv := t.TempDir()
+	py := stub(t, bin, "python3", "exit 0")
+	require.NoError(t, os.MkdirAll(filepath.Join(venv, "bin"), 0o755))
+	vpy := stub(t, filepath.Join(venv, "bin"), "python3", "exit 0")
+	tests := []struct {
+		name string
+		argv []string
+		env  []string
+		want string
+	}{
+		{"the path it was started with", []string{py, "-m", "vllm.entrypoints.openai.api_server"}, nil, py},
+		{"the virtualenv", []string{"python3", "-m", "sglang.launch_server"}, []string{"PATH=/usr/bin", "VIRTUAL_ENV=" + venv}, vpy},
+		{"its name in the server's PATH", []string{"python3", "-m", "sglang.launch_server"}, []string{"PATH=/nonexistent:" + bin}, py},
+		{"a process title: the fallback", []string{"sglang::scheduler_TP0"}, nil, "python3"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			root := fakeProc(t, map[int][2]any{100: {1, tc.argv}})
+			c := &collector{cfg: Config{ProcRoot: root, Python: "python3"}, env: tc.env,
+				target: findTarget(readProcs(root), 100, "", 0)}
+			assert.Equal(t, tc.want, c.serverPython())
+		})
+	}
+}
