@@ -354,15 +354,6 @@ func loc(file string, line int) string {
 	return fmt.Sprintf("%s:%d", file, line)
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 func plural(n int, one, many string) string {
 	if n == 1 {
 		return fmt.Sprintf("%d %s", n, one)

@@ -135,10 +135,10 @@ func fuzzReport(s string) *Report {
 		Tool:        Tool{Name: "coroner", Version: s},
 		Bundle:      Bundle{Path: s, Sources: []Source{{Path: s, Kind: "unknown", Issues: []Issue{{Line: 1, Kind: "malformed", Detail: s}}}}},
 		Assumptions: []string{s},
-		Verdict: Verdict{Outcome: "hung", Phase: "post-weights", Summary: s, StalledForS: 60,
+		Verdict: Verdict{Outcome: "hung", Phase: s, Summary: s, StalledForS: 60,
 			Causes: []Cause{{Category: "config", Rule: "r", Confidence: 0.5, Title: s, Why: s}}},
 		Timeline: []TimelineSpan{
-			{Process: s, Phase: "launch", Start: "2026-01-01T00:00:00Z", End: "2026-01-01T00:01:00Z", DurationS: 60, Evidence: Location{File: s, Line: 1}},
+			{Process: s, Phase: s, Start: "2026-01-01T00:00:00Z", End: "2026-01-01T00:01:00Z", DurationS: 60, Evidence: Location{File: s, Line: 1}},
 			{Process: "TP0", Phase: "weights-loading", Start: "2026-01-01T00:00:10Z", End: "2026-01-01T00:02:00Z", DurationS: 110, Open: true, Evidence: Location{File: s, Line: 2}},
 		},
 		Findings: []Finding{{Rule: "r", Title: s, Severity: "error", Category: "config", Confidence: 0.5, Message: s, Remedy: s,

@@ -290,7 +290,7 @@ func briefTimeline(b *strings.Builder, r *Report) {
 					end = cf.show(s.End) + " (" + w + ")"
 				}
 			}
-			fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", name, s.Phase, cf.show(s.Start), end, humanSeconds(s.DurationS))
+			fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", name, mdInline(s.Phase), mdInline(cf.show(s.Start)), mdInline(end), humanSeconds(s.DurationS))
 		}
 	}
 	b.WriteString("\n")
@@ -301,7 +301,7 @@ func briefTimeline(b *strings.Builder, r *Report) {
 // repeated.
 func briefEvidenceBlock(f Finding, ex Excerpts, quoted map[string]bool) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s · %s · rule %s\n\n", mdInline(truncate(f.Title, 200)), f.Severity, mdCode(f.Rule))
+	fmt.Fprintf(&b, "**%s** · %s · rule %s\n\n", mdInline(truncate(f.Title, 200)), mdInline(f.Severity), mdCode(f.Rule))
 	type fileCites struct {
 		file  string
 		lines []int

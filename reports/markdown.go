@@ -102,7 +102,7 @@ func mdHeader(d *doc, r *Report) {
 	d.p("**%s**\n\n", mdRich(headline(r)))
 	d.p("| outcome | phase | silent for | engine | GPUs | sources |\n|---|---|---|---|---|---|\n")
 	v := r.Verdict
-	d.p("| %s | %s | %s | %s | %s | %d |\n\n", orDash(v.Outcome), orDash(v.Phase), silentFor(r),
+	d.p("| %s | %s | %s | %s | %s | %d |\n\n", mdInline(orDash(v.Outcome)), mdInline(orDash(v.Phase)), silentFor(r),
 		mdInline(orDash(engineName(r))), mdInline(orDash(gpuSummary(r))), len(r.Bundle.Sources))
 }
 
@@ -307,7 +307,7 @@ func mdTimeline(d *doc, r *Report) {
 			if g.Collapsed() {
 				ev += " (" + g.Members[0] + ")"
 			}
-			d.p("| %s | %s | %s | %s | %s |\n", s.Phase, cf.show(s.Start), end, dur, mdInline(ev))
+			d.p("| %s | %s | %s | %s | %s |\n", mdInline(s.Phase), mdInline(cf.show(s.Start)), mdInline(end), dur, mdInline(ev))
 		}
 		d.p("\n")
 	}
@@ -473,7 +473,7 @@ func mdSources(d *doc, r *Report) {
 	d.p("| path | kind | size | lines | captured | parse issues |\n|---|---|---|---|---|---|\n")
 	for _, s := range r.Bundle.Sources {
 		d.p("| %s | %s | %s | %d | %s | %s |\n", mdInline(s.Path), mdInline(s.Kind), humanBytes(s.Bytes), s.Lines,
-			orDash(s.CapturedAt), mdInline(issueSummary(s.Issues, 3)))
+			mdInline(orDash(s.CapturedAt)), mdInline(issueSummary(s.Issues, 3)))
 	}
 	d.p("\n")
 }

@@ -108,7 +108,7 @@ func (t *textWriter) header(r *Report) {
 	v := r.Verdict
 	t.line(t.c(ansiBold, "coroner postmortem: "+cleanText(r.Bundle.Path)))
 	t.line("")
-	state := strings.ToUpper(orDash(v.Outcome))
+	state := strings.ToUpper(cleanText(orDash(v.Outcome)))
 	facts := []string{}
 	if v.Phase != "" {
 		facts = append(facts, "in "+v.Phase)
@@ -263,7 +263,7 @@ func (t *textWriter) findings(r *Report) {
 		if fi > 0 {
 			t.line("")
 		}
-		sev := fmt.Sprintf("%-8s", strings.ToUpper(f.Severity))
+		sev := fmt.Sprintf("%-8s", strings.ToUpper(cleanText(f.Severity)))
 		head := f.Title + "  [" + f.Rule
 		if f.Confidence > 0 {
 			head += fmt.Sprintf(", %.2f", f.Confidence)
