@@ -33,6 +33,9 @@ type Scanner struct {
 	nulLine int
 	badUTF8 int
 	badLine int
+	// counted is BytesRead at the end of the last line returned, to tell a
+	// final empty line from the end of input.
+	counted int64
 }
 
 // NewScanner returns a scanner that keeps at most maxLine bytes of a line
@@ -75,17 +78,19 @@ func (s *Scanner) Scan() bool {
 	if err != nil {
 		s.done = true
 	}
-	if len(s.buf) == 0 && !s.cut {
+	// The newline does not count against the limit.
+	chunk = bytes.TrimSuffix(chunk, []byte{'\n'})
+	if len(s.buf) == 0 && !s.cut && len(chunk) <= s.max {
 		// Fast path: the whole line sits in the reader's buffer.
 		s.line = chunk
 	} else {
 		s.keep(chunk)
 		s.line = s.buf
 	}
-	if len(s.line) == 0 && !s.cut && s.done {
+	if len(s.line) == 0 && !s.cut && s.done && s.bytes == s.counted {
 		return false
 	}
-	s.line = bytes.TrimSuffix(s.line, []byte{'\n'})
+	s.counted = s.bytes
 	s.line = bytes.TrimSuffix(s.line, []byte{'\r'})
 	s.n++
 	if i := bytes.IndexByte(s.line, 0); i >= 0 {
