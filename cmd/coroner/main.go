@@ -30,6 +30,7 @@ type cli struct {
 	Analyze  analyzeCmd  `cmd:"" help:"Diagnose a run from a bundle of evidence and write a postmortem."`
 	Sources  sourcesCmd  `cmd:"" help:"List every file of a bundle with its detected kind, size, lines and parse issues."`
 	Timeline timelineCmd `cmd:"" help:"Print only the reconstructed startup timeline of every process and rank."`
+	Diff     diffCmd     `cmd:"" help:"Compare two runs: throughput, phases, first divergence, settings, environment, versions, GPUs."`
 	Collect  collectCmd  `cmd:"" help:"Snapshot a live (possibly hung) server machine into a redacted bundle for a bug report."`
 	Bundle   bundleCmd   `cmd:"" help:"Pack existing evidence files and folders into a redacted bundle with a manifest."`
 	Rules    rulesCmd    `cmd:"" help:"List, explain and test rules, built-in and from user rule packs."`
