@@ -29,7 +29,20 @@ type rulePackFlags struct {
 
 // load reads the packs; their defects are a usage error, all listed.
 func (p *rulePackFlags) load(more ...string) (*pack.Set, error) {
-	set, err := pack.Load(append(append([]string(nil), p.Rules...), more...)...)
+	// A pack named twice (--rules and DIR/*.rules.yaml) is loaded once.
+	var paths []string
+	seen := map[string]bool{}
+	for _, path := range append(append([]string(nil), p.Rules...), more...) {
+		key := filepath.Clean(path)
+		if abs, err := filepath.Abs(path); err == nil {
+			key = abs
+		}
+		if !seen[key] {
+			seen[key] = true
+			paths = append(paths, path)
+		}
+	}
+	set, err := pack.Load(paths...)
 	if err != nil {
 		return nil, fail(exitUsage, "rule packs:\n%v", err)
 	}

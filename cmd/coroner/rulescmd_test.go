@@ -102,7 +102,8 @@ func TestRulesExplain(t *testing.T) {
 }
 
 func TestRulesTestExamplePack(t *testing.T) {
-	code, out, errs := runCLI(t, "", "rules", "test", examplePackDir)
+	// The pack is found in the folder; naming it again changes nothing.
+	code, out, errs := runCLI(t, "", "rules", "test", examplePackDir, "--rules", examplePack)
 	require.Equal(t, exitOK, code, "stdout:\n%s\nstderr:\n%s", out, errs)
 	assert.Equal(t, `PASS acmefs-stale-handle.txtar
 PASS custom-ar-no-p2p-h200.txtar
