@@ -154,6 +154,41 @@ func TestErrorsAllAtOnceWithPositions(t *testing.T) {
 	}
 }
 
+// TestPositionsInEveryScalarStyle points into expressions written as
+// literal, folded, quoted and multi-line plain scalars.
+func TestPositionsInEveryScalarStyle(t *testing.T) {
+	_, err := Parse([]byte(`rules:
+  - id: folded
+    title: t
+    doc: d
+    when: >
+      state.ready and
+      gpus[0].nmae == "x"
+  - id: double-quoted
+    title: t
+    doc: d
+    when: "state.ready and nope"
+  - id: plain-multi
+    title: t
+    doc: d
+    when: state.ready and
+      nope2
+  - id: literal
+    title: t
+    doc: d
+    when: |
+      state.ready
+        and nope3
+`), "s.yaml")
+	require.Error(t, err)
+	assert.Equal(t, strings.Join([]string{
+		`s.yaml:7:15: rule folded: when: type gpu has no field nmae`,
+		`s.yaml:11:28: rule double-quoted: when: unknown name nope`,
+		`s.yaml:16:7: rule plain-multi: when: unknown name nope2`,
+		`s.yaml:22:13: rule literal: when: unknown name nope3`,
+	}, "\n"), err.Error())
+}
+
 func TestCrossPackErrors(t *testing.T) {
 	// What names another pack's rule or signature is checked when the
 	// packs are put together: this one is fine on its own.

@@ -256,37 +256,77 @@ func (d *dec) boolean(n ast.Node, what string) (bool, bool) {
 }
 
 // within maps a position inside a scalar's value (line from 1, column in
-// runes from 0, as expr reports them) to the file. Block scalars (| and >)
-// start on the line after their indicator; quoted ones one column in.
-// Folded and multi-line plain scalars join lines, so there it is the best
-// guess of the line the text starts on.
+// runes from 0, as expr reports them) to the file. Literal blocks (|)
+// start on the line after their indicator, quoted scalars one column in;
+// folded blocks (>) and plain scalars over several lines join their lines
+// with spaces, so a column of the joined value is walked back through the
+// lines it came from.
 func within(n ast.Node, line, col int) (int, int) {
 	n = unwrap(n)
 	switch x := n.(type) {
 	case *ast.LiteralNode:
 		l, _ := tokenPos(x.Start)
-		indent := 0
+		origin := ""
 		if x.Value != nil && x.Value.GetToken() != nil {
-			origin := strings.TrimLeft(x.Value.GetToken().Origin, "\n")
-			indent = len(origin) - len(strings.TrimLeft(origin, " "))
+			origin = x.Value.GetToken().Origin
 		}
+		lines := strings.Split(origin, "\n")
 		if x.Start != nil && x.Start.Type == token.FoldedType {
-			return l + 1, indent + 1
+			var ps []piece
+			for i, t := range lines {
+				if strings.TrimSpace(t) != "" {
+					ps = append(ps, piece{line: l + 1 + i, col: indentOf(t) + 1, n: utf8.RuneCountInString(strings.TrimSpace(t))})
+				}
+			}
+			return walk(ps, col, l+1, 1)
+		}
+		indent := 0
+		for _, t := range lines {
+			if strings.TrimSpace(t) != "" {
+				indent = indentOf(t)
+				break
+			}
 		}
 		return l + line, indent + col + 1
 	case *ast.StringNode:
 		l, c := tokenPos(x.GetToken())
 		tk := x.GetToken()
 		if tk != nil && (tk.Type == token.SingleQuoteType || tk.Type == token.DoubleQuoteType) {
-			c++
+			return l + line - 1, c + 1 + col
 		}
-		if line > 1 {
-			return l + line - 1, 0
+		if tk == nil || line > 1 {
+			return l + line - 1, c + col
 		}
-		return l, c + col
+		// A plain scalar: its first line starts at the token, the others
+		// at their indentation.
+		lines := strings.Split(strings.TrimLeft(tk.Origin, " \t"), "\n")
+		ps := []piece{{line: l, col: c, n: utf8.RuneCountInString(strings.TrimSpace(lines[0]))}}
+		for i, t := range lines[1:] {
+			if strings.TrimSpace(t) == "" {
+				break
+			}
+			ps = append(ps, piece{line: l + 1 + i, col: indentOf(t) + 1, n: utf8.RuneCountInString(strings.TrimSpace(t))})
+		}
+		return walk(ps, col, l, c)
 	}
 	return pos(n)
 }
+
+// piece is one source line of a scalar whose lines were joined.
+type piece struct{ line, col, n int }
+
+// walk finds column col of the joined value in its source lines.
+func walk(ps []piece, col, line0, col0 int) (int, int) {
+	for _, p := range ps {
+		if col <= p.n {
+			return p.line, p.col + col
+		}
+		col -= p.n + 1 // the space the line break became
+	}
+	return line0, col0
+}
+
+func indentOf(s string) int { return len(s) - len(strings.TrimLeft(s, " ")) }
 
 // runeCol converts a byte offset into a rune count, for positions inside
 // a string that expr reports in runes.
