@@ -3,6 +3,7 @@ package pack
 import (
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/coroner-dev/coroner/parser/facts"
@@ -40,6 +41,9 @@ type View struct {
 	stateSrc   rules.Evidence
 	logSrc     rules.Evidence
 	idx        *rules.Index
+	// eventsOf caches events(...) by its arguments: a rule with match
+	// evaluates its when once per matched event.
+	eventsOf map[string][]Event
 }
 
 // GPU is one GPU: what every nvidia-smi format together says of it, with
@@ -301,6 +305,13 @@ func newEvent(e *facts.LogEvent) Event {
 // events is the `events(type, ...)` function: the events of the given
 // types across logs, in log order; every event when no type is given.
 func (v *View) events(types ...string) []Event {
+	key := strings.Join(types, "\x00")
+	if out, ok := v.eventsOf[key]; ok {
+		return out
+	}
+	if v.eventsOf == nil {
+		v.eventsOf = map[string][]Event{}
+	}
 	var out []Event
 	for _, l := range v.idx.Facts.Logs {
 		for _, e := range l.Events {
@@ -313,6 +324,7 @@ func (v *View) events(types ...string) []Event {
 	if out == nil {
 		out = []Event{}
 	}
+	v.eventsOf[key] = out
 	return out
 }
 
