@@ -53,6 +53,10 @@ type RuntimeSeries struct {
 	First, Last *RatePoint
 	// Accept is the speculative decoding acceptance, nil without a drafter.
 	Accept *Acceptance
+	// Compacted is set when the log had more stat lines than a series keeps
+	// one by one: buckets then average several lines, idle and prefill lines
+	// with steady ones, and the figures are approximate (biased low).
+	Compacted bool
 }
 
 // RatePoint is one bucket of a throughput series.
@@ -153,7 +157,7 @@ func RuntimeOf(idx *Index) *Runtime {
 			if !isRateSeries(s) {
 				continue
 			}
-			rs := &RuntimeSeries{Log: l, Series: s, Engine: l.Engine, Name: s.Proc.Key()}
+			rs := &RuntimeSeries{Log: l, Series: s, Engine: l.Engine, Name: s.Proc.Key(), Compacted: s.PerBucket > 1}
 			if s.Stream != "" {
 				rs.Name += " " + s.Stream
 			}

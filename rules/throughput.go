@@ -32,6 +32,9 @@ an idle period includes the idle time (0.07 tok/s is typical), and vLLM's
 interval that admits a request spends part of its time on the prompt;
 neither measures decoding. When no steady line exists at a batch size, the
 lines far below the rest (under half the median) are left out instead.
+A log with more stat lines than a series keeps one by one (256) is kept in
+buckets of several lines; the figures then average steady lines with the
+others and are marked approximate.
 
 The overall mean is over every stat line with work in it; it mixes batch
 sizes and is only comparable between runs of the same load.`,
@@ -63,6 +66,9 @@ func runThroughput(p *Pass) {
 		parts = append(parts, fmt.Sprintf("mean %s tok/s over %d stat lines with work", fmtRate(s.Mean), s.Active))
 		if s.Peak > 0 {
 			parts = append(parts, fmt.Sprintf("peak %s tok/s", fmtRate(s.Peak)))
+		}
+		if s.Compacted {
+			parts = append(parts, fmt.Sprintf("figures approximate: the %d stat lines are kept in buckets of %d, which average idle and prefill lines with steady ones", s.Series.Count, s.Series.PerBucket))
 		}
 		if a := s.Accept; a != nil {
 			parts = append(parts, "speculative decoding: "+acceptWords(a))

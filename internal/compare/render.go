@@ -205,6 +205,9 @@ func seriesWords(r *RunRate) string {
 	if r.First != nil && r.Last != nil {
 		s += fmt.Sprintf(", %s to line %d", refWords(r.First), r.Last.Line)
 	}
+	if r.Approximate {
+		s += "; approximate: too many lines to keep one by one"
+	}
 	return s + ")"
 }
 

@@ -23,6 +23,9 @@ type RunRate struct {
 	Lines  int    `json:"stat_lines"`
 	First  *Ref   `json:"first,omitempty"`
 	Last   *Ref   `json:"last,omitempty"`
+	// Approximate is set for a log long enough that its stat lines were
+	// kept in buckets of several lines (see the throughput rule).
+	Approximate bool `json:"approximate,omitempty"`
 }
 
 // RateRow is one figure of both runs. A and B are nil where a run has no
@@ -111,7 +114,7 @@ func runRate(s *rules.RuntimeSeries) *RunRate {
 	if s == nil {
 		return nil
 	}
-	r := &RunRate{Series: engineName(string(s.Engine)) + " " + s.Name, Lines: s.Series.Count}
+	r := &RunRate{Series: engineName(string(s.Engine)) + " " + s.Name, Lines: s.Series.Count, Approximate: s.Compacted}
 	if s.First != nil {
 		r.First, r.Last = refOf(s.First.Src), refOf(s.Last.Src)
 	}
