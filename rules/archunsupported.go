@@ -44,6 +44,9 @@ func runArch(p *Pass) {
 	if len(ms) == 0 {
 		return
 	}
+	if st := &idx.State; st.Ready != nil && !st.Failed() {
+		return // the engine chose a fallback itself and came up
+	}
 	m := ms[0]
 	ev := []Evidence{{Src: m.Src, Text: m.Text}}
 	gpu := "the GPU"

@@ -175,6 +175,8 @@ func reportWatchdog(p *Pass, wd []*facts.LogEvent) {
 	msg += fmt.Sprintf("; %d line(s) of watchdog timeout in all.", len(wd))
 	if lag := lowestCompleted(wd); lag != "" {
 		msg += " " + lag
+	} else if silent := silentRanks(p.Index, wd); silent != "" {
+		msg += " " + silent
 	}
 	p.Report(Finding{
 		Severity:   SeverityCritical,
@@ -189,25 +191,64 @@ func reportWatchdog(p *Pass, wd []*facts.LogEvent) {
 	})
 }
 
-// lowestCompleted names the rank with the lowest last completed work.
+// lowestCompleted names the rank with the lowest last completed work, when
+// one rank alone has it: on a tie every reporting rank waits alike.
 func lowestCompleted(wd []*facts.LogEvent) string {
-	best, bestRank := -1.0, ""
+	best, bestRank, ties := -1.0, "", 0
+	seen := map[string]bool{}
 	for _, e := range wd {
 		v, ok := e.Num("last_completed")
 		if !ok {
 			continue
 		}
-		if best < 0 || v < best {
-			best, bestRank = v, e.Proc.Key()
-			if r := e.Str("rank"); r != "" {
-				bestRank = "rank " + r
-			}
+		name := e.Proc.Key()
+		if r := e.Str("rank"); r != "" {
+			name = "rank " + r
+		}
+		if seen[name] {
+			continue
+		}
+		seen[name] = true
+		switch {
+		case best < 0 || v < best:
+			best, bestRank, ties = v, name, 1
+		case v == best:
+			ties++
 		}
 	}
-	if bestRank == "" {
+	if bestRank == "" || ties > 1 {
 		return ""
 	}
 	return fmt.Sprintf("%s completed the fewest collectives (last completed SeqNum %.0f): the others wait for it.", bestRank, best)
+}
+
+// silentRanks names the ranks of the group that logged no timeout: every
+// rank that times out waits, so the one that did not is the likelier laggard.
+func silentRanks(idx *Index, wd []*facts.LogEvent) string {
+	n := tensorParallel(idx)
+	if n < 2 {
+		return ""
+	}
+	reported := map[string]bool{}
+	for _, e := range wd {
+		if r := e.Str("rank"); r != "" {
+			reported[r] = true
+		}
+	}
+	if len(reported) == 0 || len(reported) >= n {
+		return ""
+	}
+	var silent []string
+	for r := 0; r < n; r++ {
+		if !reported[fmt.Sprint(r)] {
+			silent = append(silent, fmt.Sprint(r))
+		}
+	}
+	who := "Rank " + silent[0]
+	if len(silent) > 1 {
+		who = "Ranks " + strings.Join(silent, ", ")
+	}
+	return fmt.Sprintf("%s logged no timeout: every rank that times out is one that waits, so the silent one is the likelier laggard.", who)
 }
 
 type rankMark struct {

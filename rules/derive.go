@@ -97,6 +97,9 @@ func (idx *Index) latest() {
 	for _, a := range idx.Facts.Runs {
 		consider(a.End, a.Src)
 	}
+	for _, k := range idx.Facts.Kernel {
+		consider(k.Time, k.Src)
+	}
 	// A log written after the last snapshot is the latest evidence too.
 	for _, l := range idx.Facts.Logs {
 		consider(l.LastTime, l.LastSrc)
@@ -107,6 +110,11 @@ func (idx *Index) latest() {
 // that line, or the run's phase when the line's process has no timeline.
 func (idx *Index) PhaseAt(l *facts.Log, proc facts.Proc, line int) Phase {
 	var best Phase
+	// An untagged line in a log with ranked processes is the launcher's or
+	// unprefixed output (a build, a traceback): the run is where its ranks are.
+	if proc.Name == "" && hasRanked(idx, l) {
+		return furthestAt(idx, l, line)
+	}
 	for _, pt := range idx.Procs {
 		if pt.Log != l || pt.Proc == nil || pt.Proc.Proc.Key() != proc.Key() {
 			continue
@@ -122,6 +130,12 @@ func (idx *Index) PhaseAt(l *facts.Log, proc facts.Proc, line int) Phase {
 	}
 	// The line's process printed no milestone: use the furthest phase any
 	// process of the log had reached by then.
+	return furthestAt(idx, l, line)
+}
+
+// furthestAt is the furthest phase any process of the log reached by line.
+func furthestAt(idx *Index, l *facts.Log, line int) Phase {
+	var best Phase
 	for _, pt := range idx.Procs {
 		if pt.Log != l {
 			continue
@@ -133,6 +147,15 @@ func (idx *Index) PhaseAt(l *facts.Log, proc facts.Proc, line int) Phase {
 		}
 	}
 	return best
+}
+
+func hasRanked(idx *Index, l *facts.Log) bool {
+	for _, pt := range idx.Procs {
+		if pt.Log == l && pt.Proc != nil && pt.Proc.Proc.Name != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // RunPhase is the furthest phase any process reached.

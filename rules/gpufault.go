@@ -183,8 +183,8 @@ func runGPUFault(p *Pass) {
 	}
 	// A fallen-off-the-bus text in the logs.
 	for _, m := range idx.Matches(p.Rule.ID) {
-		if m.AfterShutdown {
-			continue
+		if m.AfterShutdown || (m.Event == nil && len(xids) > 0) {
+			continue // a kernel line the Xid reading above already reported
 		}
 		p.Report(Finding{
 			Title:      m.Sig.Title,

@@ -39,8 +39,16 @@ func runHostMem(p *Pass) {
 	idx, st := p.Index, &p.Index.State
 	var ev []Evidence
 	var victims []string
+	explained := st.Failed() && RootFailure(st) != nil && RootFailure(st).Type != facts.EventKilled && RootFailure(st).Type != facts.EventChildFailed
 	for _, k := range idx.Facts.Kernel {
 		if k.Type != facts.KernelOOMKill {
+			continue
+		}
+		// A kill of a process that is neither the server's nor a compiler,
+		// in a run whose log ends in an error of its own, is another story.
+		if !ourProcess(k.Comm) && (explained || st.Ready != nil) {
+			p.RuleOut(fmt.Sprintf("the kernel killed %s (pid %d), which is not a server or compiler process", k.Comm, k.PID),
+				Evidence{Src: k.Src, Text: k.Text})
 			continue
 		}
 		ev = append(ev, Evidence{Src: k.Src, Text: k.Text})
@@ -66,11 +74,7 @@ func runHostMem(p *Pass) {
 	if len(victims) > 0 {
 		server := false
 		for _, v := range victims {
-			for _, w := range []string{"python", "sglang", "VLLM", "vllm", "cicc", "cc1plus", "nvcc", "ptxas", "pt_main_thread", "ray::"} {
-				if strings.Contains(v, w) {
-					server = true
-				}
-			}
+			server = server || ourProcess(v)
 		}
 		conf := 0.6
 		if server {
@@ -111,4 +115,15 @@ func runHostMem(p *Pass) {
 				Evidence{Src: m.Src, Text: fmt.Sprintf("MemAvailable %s of MemTotal %s", fmtKB(int64(m.AvailKB.V)), fmtKB(int64(m.TotalKB.V)))})
 		}
 	}
+}
+
+// ourProcess reports a process name of an inference server, its Python, or
+// a kernel compiler (comm is cut to 15 bytes).
+func ourProcess(comm string) bool {
+	for _, w := range []string{"python", "sglang", "VLLM", "vllm", "cicc", "cc1plus", "nvcc", "ptxas", "ninja", "pt_main_thread", "ray::", "torch", "triton"} {
+		if strings.Contains(comm, w) {
+			return true
+		}
+	}
+	return false
 }

@@ -41,8 +41,8 @@ func runIncomplete(p *Pass) {
 	if st.Ready != nil || st.Failed() || st.LastLog == nil || st.Shutdown != nil {
 		return
 	}
-	if st.Silence > 0 && st.PS != nil {
-		return // later evidence exists: stall, crashed and alive-not-ready decide
+	if st.Silence > 0 && (st.PS != nil || kernelAfter(idx, st.Last.Time)) {
+		return // later evidence exists: stall, crashed, host-memory and the others decide
 	}
 	for _, m := range idx.SigMatches {
 		if !m.AfterShutdown && m.Sig.Outcome != "" {
@@ -137,4 +137,14 @@ func captureBarAtZero(l *facts.Log) *facts.ProgressBar {
 		}
 	}
 	return out
+}
+
+// kernelAfter reports kernel log lines that matter written after t.
+func kernelAfter(idx *Index, t time.Time) bool {
+	for _, k := range idx.Facts.Kernel {
+		if k.Time.After(t) && k.Type != facts.KernelNVRM {
+			return true
+		}
+	}
+	return false
 }

@@ -214,7 +214,7 @@ func (idx *Index) Inventory() []GPUInfo {
 	}
 	if len(out) == 0 {
 		for _, e := range idx.Facts.GPUList {
-			out = append(out, GPUInfo{Index: e.Index, Name: e.Name, Src: e.Src})
+			out = append(out, GPUInfo{Index: e.Index, Name: e.Name, Src: e.Src, Arch: e.Arch, CC: e.CC, CCFrom: "name"})
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Index < out[j].Index })

@@ -61,6 +61,12 @@ func compilersOf(s *facts.ProcSnapshot) compileTree {
 		if !p.Role.IsCompile() || p.Defunct {
 			continue
 		}
+		// Inductor and Triton keep pools of compile workers that sleep
+		// between builds; a sleeping one compiles nothing. Compilers proper
+		// (nvcc, cicc, ptxas, ninja) exist only while a build runs.
+		if p.Role == facts.RoleCompileWorker && p.State != 'R' && p.State != 'D' && p.CPUPct < 5 {
+			continue
+		}
 		anc := s.Ancestors(p.PID)
 		var owner *facts.Process
 		for _, a := range anc {
@@ -225,6 +231,11 @@ func runJIT(p *Pass) {
 	outcome := OutcomeInProgress
 	if stuck {
 		outcome = OutcomeHung
+	}
+	if st.Ready != nil && !st.Failed() {
+		// A build after the ready line (Triton autotuning a new shape) is a
+		// latency spike, not a startup state.
+		outcome = ""
 	}
 	title := "kernel JIT compilation in progress"
 	if stuck {

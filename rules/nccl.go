@@ -80,9 +80,9 @@ func runNCCL(p *Pass) {
 			}
 		}
 		if len(ms) == 0 && st.Ready != nil && !st.Failed() {
-			// NCCL WARN lines in a run that works are worth a look, not a cause.
-			p.Report(Finding{Title: "NCCL warnings", Severity: SeverityWarning, Message: fmt.Sprintf("%d NCCL WARN line(s), yet the server came up.", len(warns)),
-				Evidence: ev, Confidence: 0.3})
+			// NCCL's advisories (iommu=pt, a fallback transport) in a run
+			// that works are not a problem of this run.
+			p.RuleOut(fmt.Sprintf("%d NCCL WARN line(s), yet the server came up and served", len(warns)), ev[0])
 			return
 		}
 		phase := idx.RunPhase()

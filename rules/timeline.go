@@ -140,6 +140,7 @@ func procTimelines(f *facts.Facts) []*ProcTimeline {
 			pt := get(e.Proc)
 			pt.advance(ph, e)
 		}
+		handOff(byKey, order)
 		for _, k := range order {
 			pt := byKey[k]
 			if len(pt.Spans) > 0 {
@@ -225,4 +226,29 @@ func containsAny(s string, subs ...string) bool {
 		}
 	}
 	return false
+}
+
+// handOff ends the launch of an untagged main process that logged nothing
+// after it where ranked processes took over: SGLang's launcher prints its
+// ServerArgs and then waits for the schedulers, which is not 87 minutes of
+// "launch".
+func handOff(byKey map[string]*ProcTimeline, order []string) {
+	main := byKey["main"]
+	if main == nil || len(main.Spans) != 1 || main.Spans[0].Phase != PhaseLaunch || !main.Spans[0].End.IsZero() {
+		return
+	}
+	var first time.Time
+	for _, k := range order {
+		if k == "main" {
+			continue
+		}
+		for _, s := range byKey[k].Spans {
+			if s.Phase != PhaseLaunch && !s.Start.IsZero() && (first.IsZero() || s.Start.Before(first)) {
+				first = s.Start
+			}
+		}
+	}
+	if !first.IsZero() && first.After(main.Spans[0].Start) {
+		main.Spans[0].End = first
+	}
 }

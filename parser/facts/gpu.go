@@ -179,4 +179,7 @@ type GPUListEntry struct {
 	Index int    `json:"index"`
 	Name  string `json:"name"`
 	UUID  string `json:"uuid"`
+	// Arch and CC come from the product name (the list prints nothing else).
+	Arch string `json:"arch,omitempty"`
+	CC   string `json:"cc,omitempty"`
 }

@@ -247,7 +247,9 @@ func parseList(in *textio.Input, out *facts.Facts) {
 				r.here(facts.IssueMalformed, "GPU index %q is not a number", m[1])
 				continue
 			}
-			out.GPUList = append(out.GPUList, &facts.GPUListEntry{Src: in.Src(), Index: n, Name: string(m[2]), UUID: string(m[3])})
+			e := &facts.GPUListEntry{Src: in.Src(), Index: n, Name: string(m[2]), UUID: string(m[3])}
+			e.Arch, e.CC, _ = Capability(e.Name)
+			out.GPUList = append(out.GPUList, e)
 			continue
 		}
 		if migLineRe.Match(l) {
