@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"fmt"
 	"math"
 	"path"
 	"regexp"
@@ -114,6 +115,8 @@ type Acceptance struct {
 	Len, Rate float64
 	First     facts.Source
 	Last      facts.Source
+	// FirstText and LastText are those lines' acceptance as printed.
+	FirstText, LastText string
 }
 
 // SingleStream returns the figures at one running request, or nil.
@@ -470,8 +473,8 @@ func acceptanceOf(idx *Index, s *RuntimeSeries) *Acceptance {
 		}
 		if lenN+rateN > 0 {
 			a.N = src.Count
-			a.First = src.First.Src
-			a.Last = src.Last.Src
+			a.First, a.FirstText = src.First.Src, acceptText(src.First.Values, lenKey, rateKey)
+			a.Last, a.LastText = src.Last.Src, acceptText(src.Last.Values, lenKey, rateKey)
 		}
 	}
 	switch {
@@ -535,6 +538,47 @@ func acceptanceOf(idx *Index, s *RuntimeSeries) *Acceptance {
 		a.Len = 1 + accepted/(drafted/float64(a.DraftTokens))
 	}
 	return a
+}
+
+// acceptText renders one stat line's acceptance figures.
+func acceptText(vs map[string]float64, lenKey, rateKey string) string {
+	var parts []string
+	if v, ok := vs[lenKey]; ok {
+		parts = append(parts, fmt.Sprintf("accept length %.2f", v))
+	}
+	if v, ok := vs[rateKey]; ok {
+		if rateKey == "acceptance_rate_pct" {
+			parts = append(parts, fmt.Sprintf("acceptance rate %.1f%%", v))
+		} else {
+			parts = append(parts, fmt.Sprintf("accept rate %.2f", v))
+		}
+	}
+	if acc, ok := vs["accepted_tokens"]; ok {
+		if dr, ok := vs["draft_tokens"]; ok {
+			parts = append(parts, fmt.Sprintf("%.0f of %.0f drafted tokens accepted", acc, dr))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// PointText renders a stat line's figures for evidence: "1 running,
+// 63.61 tok/s".
+func PointText(p *RatePoint) string {
+	var parts []string
+	if p.Batch >= 0 {
+		parts = append(parts, fmt.Sprintf("%.0f running", p.Batch))
+	}
+	if p.Queue > 0 {
+		parts = append(parts, fmt.Sprintf("%.0f waiting", p.Queue))
+	}
+	if p.Prompt > 0 {
+		parts = append(parts, fmt.Sprintf("prompt %.1f tok/s", p.Prompt))
+	}
+	parts = append(parts, fmt.Sprintf("generation %.2f tok/s", p.Rate))
+	if p.N > 1 {
+		parts = append(parts, fmt.Sprintf("mean of %d lines", p.N))
+	}
+	return strings.Join(parts, ", ")
 }
 
 func isNone(v string) bool {

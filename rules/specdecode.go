@@ -75,8 +75,8 @@ func runSpecDecode(p *Pass) {
 			drafter = "The " + strings.TrimSpace(a.Algorithm+" drafter "+a.Draft)
 		}
 		ev := []Evidence{
-			{Src: a.First, Text: "first speculative-decoding stat line"},
-			{Src: a.Last, Text: "speculative decoding: " + acceptWords(a)},
+			{Src: a.First, Text: "first speculative-decoding line: " + a.FirstText},
+			{Src: a.Last, Text: "last speculative-decoding line: " + a.LastText},
 		}
 		for _, st := range a.Settings {
 			ev = append(ev, Evidence{Src: st.Src, Text: fmt.Sprintf("%s = %s", st.Key, st.Value)})

@@ -54,7 +54,7 @@ func runThroughput(p *Pass) {
 		if ss := s.SingleStream(); ss != nil {
 			parts = append(parts, fmt.Sprintf("single-stream %s tok/s (%s at 1 running request, %s-%s)",
 				fmtRate(ss.Median), linesWord(ss), fmtRate(ss.Min), fmtRate(ss.Max)))
-			ev = append(ev, Evidence{Src: ss.Src, Text: fmt.Sprintf("1 running request: %s tok/s", fmtRate(ss.Median))})
+			ev = append(ev, Evidence{Src: ss.Src, Text: fmt.Sprintf("the line closest to the median at 1 running request: %s tok/s", fmtRate(ss.Median))})
 		}
 		var others []string
 		for _, b := range topBatches(s.Batches, 4) {
@@ -72,15 +72,15 @@ func runThroughput(p *Pass) {
 		}
 		if a := s.Accept; a != nil {
 			parts = append(parts, "speculative decoding: "+acceptWords(a))
-			ev = append(ev, Evidence{Src: a.Last, Text: "speculative decoding: " + acceptWords(a)})
+			ev = append(ev, Evidence{Src: a.Last, Text: "last speculative-decoding line: " + a.LastText})
 		}
 		span := ""
 		if s.First != nil && !s.First.Start.IsZero() && !s.Last.End.IsZero() {
 			span = fmt.Sprintf(" from %s to %s", s.First.Start.UTC().Format("2006-01-02 15:04:05"), s.Last.End.UTC().Format("15:04:05"))
 		}
-		ev = append([]Evidence{{Src: s.First.Src, Text: "first stat line with work"}}, ev...)
+		ev = append([]Evidence{{Src: s.First.Src, Text: "first stat line with work: " + PointText(s.First)}}, ev...)
 		if s.Last != s.First {
-			ev = append(ev, Evidence{Src: s.Last.Src, Text: "last stat line with work"})
+			ev = append(ev, Evidence{Src: s.Last.Src, Text: "last stat line with work: " + PointText(s.Last)})
 		}
 		p.Report(Finding{
 			Title:      fmt.Sprintf("%s %s: %s", engineName(s.Engine), s.Name, headline(s)),
