@@ -203,6 +203,24 @@ func TestHangAgainstReady(t *testing.T) {
 	assert.Empty(t, d.Throughput.Rows, "neither run decoded")
 }
 
+// TestWithoutLogs compares a bundle of snapshots only (no server log) with a
+// crashed run: nothing to line up but the verdicts, GPUs and versions.
+func TestWithoutLogs(t *testing.T) {
+	d := Compare(load(t, "corpus/h200-x2/00-idle"), load(t, "seed/flashinfer-sm120-crash"), "test")
+	assert.Equal(t, "unknown", d.A.Engine)
+	assert.Empty(t, d.Throughput.Rows)
+	require.NotNil(t, d.Divergence)
+	assert.Equal(t, "phase", d.Divergence.Basis)
+	assert.Nil(t, d.Divergence.A)
+	assert.Equal(t, "launch", d.Divergence.B.Kind)
+	assert.True(t, d.GPUs.Differs)
+	assert.Contains(t, d.GPUs.A, "2 × NVIDIA H200")
+	var md bytes.Buffer
+	require.NoError(t, Markdown(&md, d))
+	assert.Contains(t, md.String(), "- A: nothing: no further milestone in its logs")
+	assert.Contains(t, md.String(), "B is crashed")
+}
+
 func TestNorm(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
 		{"True", "true"}, {"true", "true"}, {"FALSE", "false"},

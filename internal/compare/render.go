@@ -84,7 +84,7 @@ func Markdown(w io.Writer, d *Diff) error {
 
 	p("## Settings that differ\n\n")
 	if len(d.Settings) == 0 {
-		p("None")
+		p("None.\n\n")
 	} else {
 		p("| setting | A | B | difference |\n|---|---|---|---|\n")
 		for _, r := range d.Settings {
@@ -300,7 +300,7 @@ func duration(s float64) string {
 
 func milestoneWords(m *Milestone) string {
 	if m == nil {
-		return "nothing: its log has no further milestone"
+		return "nothing: no further milestone in its logs"
 	}
 	s := code(m.Kind)
 	if m.Ref != nil {
