@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/coroner-dev/coroner/parser/facts"
 )
@@ -67,7 +68,7 @@ func runArch(p *Pass) {
 		phase = idx.PhaseAt(m.Log, m.Event.Proc, m.Src.Line)
 	}
 	p.Report(Finding{
-		Message:    fmt.Sprintf("%s at %s, on %s: a library was built without kernels for this architecture, or its compiler does not know it.", trimText(m.Text, 200), m.Src, gpu),
+		Message:    fmt.Sprintf("%s at %s, on %s: a library was built without kernels for this architecture, or its compiler does not know it.", strings.TrimRight(trimText(m.Text, 200), "."), m.Src, gpu),
 		Remedy:     m.Sig.Remedy,
 		Evidence:   ev,
 		Confidence: m.Sig.Confidence,

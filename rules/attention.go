@@ -79,10 +79,12 @@ func normBackend(s string) string {
 	s = strings.ToLower(strings.Trim(strings.TrimSpace(s), `'"`))
 	s = strings.TrimPrefix(s, "attentionbackendenum.")
 	switch s {
-	case "flash_attn", "flash-attn", "fa", "fa2", "flashattention":
+	case "flash_attn", "flash-attn", "fa", "fa2", "flashattention", "flash attention", "flash_attention", "flash-attention":
 		return "flash_attn"
-	case "triton_attn":
+	case "triton_attn", "triton attention":
 		return "triton"
+	case "xformers":
+		return "xformers"
 	}
 	return s
 }
@@ -103,8 +105,9 @@ func backendProblem(backend string, major int) (string, float64) {
 			return "flashinfer on compute capability 12.x (consumer/workstation Blackwell): its SM100 kernels need tcgen05/TMEM, which SM12x lacks, and its JIT and sampling paths are known to hang there", 0.8
 		}
 	case "fa3":
-		if major != 9 {
-			return "FlashAttention 3 runs on Hopper (9.0) only", 0.85
+		// SGLang builds its FA3 for SM80-SM90 (its own check accepts 8.0 to 9.0).
+		if major < 8 || major > 9 {
+			return "SGLang's FlashAttention 3 build runs on compute capability 8.0 to 9.0 only", 0.85
 		}
 	case "flash_attn":
 		if major < 8 {

@@ -128,7 +128,7 @@ func runCollective(p *Pass) {
 	var why []string
 	var ev []Evidence
 	if same, e, ok := sameMilestone(idx); ok {
-		why = append(why, fmt.Sprintf("every rank (%d) reached the same milestone (%s)", same, e.Text))
+		why = append(why, fmt.Sprintf("every rank (%d) logged the same last phase, %s (%s)", same, e.Text, e.Src))
 		ev = append(ev, e)
 	}
 	if g := idx.LatestGPUs(); g != nil && len(g.GPUs) >= 2 {
@@ -349,5 +349,5 @@ func sameMilestone(idx *Index) (int, Evidence, bool) {
 			last = m
 		}
 	}
-	return len(ms), last.ev, true
+	return len(ms), Evidence{Src: last.ev.Src, Text: string(last.phase)}, true
 }

@@ -141,7 +141,11 @@ func runCrashed(p *Pass) {
 		if root.Traceback == nil {
 			verb = "reported"
 		}
-		msg := fmt.Sprintf("Crashed in %s: %s %s %s (%s).", phase, who, verb, trimText(failureText(root), 300), root.Src)
+		where := "Crashed"
+		if phase != "" {
+			where = "Crashed in " + string(phase)
+		}
+		msg := fmt.Sprintf("%s: %s %s %s (%s).", where, who, verb, strings.TrimRight(trimText(failureText(root), 300), "."), root.Src)
 		if others > 0 {
 			msg += fmt.Sprintf(" %d more failure line(s) followed: the cascade of that first error.", others)
 		}

@@ -90,12 +90,16 @@ func runGPUFault(p *Pass) {
 					ev = append(ev, Evidence{Src: k.Src, Text: k.Text})
 				}
 			}
-			msg := fmt.Sprintf("%s on %s, %d time(s), first at %s: %s.", name, gpuOf(x.BusID), len(list), x.Src, meaning)
+			msg := period(fmt.Sprintf("%s on %s, %d time(s), first at %s: %s", name, gpuOf(x.BusID), len(list), x.Src, meaning))
 			if x != first && m != nil && m.Secondary {
 				msg += fmt.Sprintf(" It usually follows another Xid; the burst started with Xid %d at %s.", first.Code, first.Src)
 			}
 			if x.PID > 0 {
-				msg += fmt.Sprintf(" The driver names pid %d (%s).", x.PID, x.Comm)
+				if x.Comm != "" {
+					msg += fmt.Sprintf(" The driver names pid %d (%s).", x.PID, x.Comm)
+				} else {
+					msg += fmt.Sprintf(" The driver names pid %d.", x.PID)
+				}
 			}
 			f := Finding{
 				Title:      name + " on " + gpuOf(x.BusID),

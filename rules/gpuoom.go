@@ -105,7 +105,7 @@ func runGPUOOM(p *Pass) {
 	p.Report(Finding{
 		Title:      title,
 		Category:   cat,
-		Message:    fmt.Sprintf("%s at %s%s during %s: %s.", m.Sig.Title, m.Src, numbers, phase, trimText(m.Text, 300)),
+		Message:    period(fmt.Sprintf("%s at %s%s during %s: %s", capitalize(m.Sig.Title), m.Src, numbers, phase, trimText(m.Text, 300))),
 		Remedy:     oomRemedy(idx, phase, kv),
 		Evidence:   ev,
 		Confidence: m.Sig.Confidence,

@@ -92,7 +92,7 @@ func runNCCL(p *Pass) {
 		p.Report(Finding{
 			Title:      title,
 			Category:   cat,
-			Message:    fmt.Sprintf("%s (%s): %s.", title, ev[0].Src, trimText(ev[0].Text, 200)),
+			Message:    period(fmt.Sprintf("%s (%s): %s", capitalize(title), ev[0].Src, trimText(ev[0].Text, 200))),
 			Remedy:     ncclRemedy(cat),
 			Evidence:   ev,
 			Confidence: conf,

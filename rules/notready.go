@@ -81,8 +81,12 @@ func runNotReady(p *Pass) {
 			st.Ready.Src, strings.Join(why, " and "), len(st.Alive))
 	}
 	f := Finding{Message: msg, Evidence: ev, Confidence: 0.7}
-	if st.Ready == nil {
+	switch {
+	case st.Ready == nil:
 		f.Outcome, f.Phase = OutcomeInProgress, p.Index.RunPhase()
+	case len(st.ProbesFailed) > 0 && !probeOKAfter(st):
+		// Ready once, unanswered now, processes alive: a hang while serving.
+		f.Outcome, f.Phase = OutcomeHung, PhaseServing
 	}
 	p.Report(f)
 }
@@ -99,4 +103,20 @@ func orDefault(s, d string) string {
 		return d
 	}
 	return s
+}
+
+// probeOKAfter reports a successful probe after the last failed one.
+func probeOKAfter(st *State) bool {
+	var lastFail time.Time
+	for _, pr := range st.ProbesFailed {
+		if pr.At.After(lastFail) {
+			lastFail = pr.At
+		}
+	}
+	for _, pr := range st.ProbesOK {
+		if pr.At.After(lastFail) {
+			return true
+		}
+	}
+	return false
 }

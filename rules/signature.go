@@ -49,7 +49,7 @@ func runSignatures(p *Pass) {
 			}
 			ev = append(ev, Evidence{Src: m.Src, Text: m.Text})
 		}
-		msg := fmt.Sprintf("%q matched %d time(s), first at %s: %s.", sig.ID, len(ms), first.Src, sig.Title)
+		msg := period(fmt.Sprintf("%q matched %d time(s), first at %s: %s", sig.ID, len(ms), first.Src, sig.Title))
 		if sig.Affected != "" {
 			msg += " Affected: " + sig.Affected + "."
 		}

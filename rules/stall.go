@@ -2,7 +2,6 @@ package rules
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/coroner-dev/coroner/parser/facts"
@@ -161,11 +160,4 @@ func newestStart(ps []*facts.Process) time.Time {
 		}
 	}
 	return t
-}
-
-func capitalize(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
 }

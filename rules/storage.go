@@ -62,7 +62,7 @@ func runStorage(p *Pass) {
 		}
 		rate := gb / secs
 		if rate >= 0.25 || secs < 300 {
-			if secs >= 60 {
+			if secs >= 60 && rate >= 0.25 {
 				p.RuleOut(fmt.Sprintf("weights loaded at %.2f GB/s per GPU (%.1f GB in %s)", rate, gb, humanDuration(time.Duration(secs*float64(time.Second)))), Ev(e))
 			}
 			return

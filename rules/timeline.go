@@ -119,8 +119,12 @@ func procTimelines(f *facts.Facts) []*ProcTimeline {
 				events = append(events, &facts.LogEvent{Src: b.FirstSrc, Time: b.Time, Proc: proc, Type: facts.EventLoadProgress})
 				if b.Done() {
 					// The last shard read ends weight loading even when the
-					// engine has not yet logged its own end line.
-					events = append(events, &facts.LogEvent{Src: b.Src, Time: barEnd(b), Proc: proc, Type: facts.EventLoadEnd})
+					// engine has not yet logged its own end line. Rank 0 draws
+					// the bar for the whole group: every rank reads the same
+					// shards in step, so the group's loading ends with it.
+					for _, q := range loadingPeers(l, proc, b.Src.Line) {
+						events = append(events, &facts.LogEvent{Src: b.Src, Time: barEnd(b), Proc: q, Type: facts.EventLoadEnd})
+					}
 				}
 			case facts.EventGraphProgress:
 				events = append(events, &facts.LogEvent{Src: b.FirstSrc, Time: b.Time, Proc: proc, Type: facts.EventGraphProgress})
@@ -251,4 +255,38 @@ func handOff(byKey map[string]*ProcTimeline, order []string) {
 	if !first.IsZero() && first.After(main.Spans[0].Start) {
 		main.Spans[0].End = first
 	}
+}
+
+// loadingPeers returns the process that drew a weights bar and, when it is a
+// rank, the other ranks of the log that had begun loading before the bar
+// ended and logged no end of their own.
+func loadingPeers(l *facts.Log, drawer facts.Proc, line int) []facts.Proc {
+	out := []facts.Proc{drawer}
+	if drawer.Name == "" {
+		return out
+	}
+	begun := map[string]facts.Proc{}
+	ended := map[string]bool{}
+	for _, e := range l.Events {
+		if e.Proc.Name == "" || e.Proc.Key() == drawer.Key() {
+			continue
+		}
+		switch {
+		case e.Type == facts.EventLoadBegin && e.Src.Line < line:
+			begun[e.Proc.Key()] = e.Proc
+		case e.Type == facts.EventLoadEnd:
+			ended[e.Proc.Key()] = true
+		}
+	}
+	keys := make([]string, 0, len(begun))
+	for k := range begun {
+		if !ended[k] {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		out = append(out, begun[k])
+	}
+	return out
 }

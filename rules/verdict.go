@@ -107,7 +107,11 @@ func summarize(v Verdict) string {
 			fmt.Fprintf(&b, " in %s", phaseWords(v.Phase))
 		}
 	case OutcomeReady:
-		b.WriteString("Ready and serving")
+		if v.Phase == PhaseShutdown {
+			b.WriteString("Came up and served, then shut down")
+		} else {
+			b.WriteString("Ready and serving")
+		}
 	case OutcomeInProgress:
 		b.WriteString("Still starting")
 		if v.Phase != "" {
