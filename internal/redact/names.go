@@ -41,7 +41,6 @@ func (r *Redactor) Learn(src io.Reader) error {
 
 var (
 	userNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]*$`)
-	ipv4RE     = regexp.MustCompile(`\d{1,3}(?:\.\d{1,3}){3}`)
 	ipv6RE     = regexp.MustCompile(`[0-9A-Fa-f]{0,4}(?::[0-9A-Fa-f]{0,4}){2,7}`)
 )
 
@@ -59,7 +58,7 @@ func (r *Redactor) learnLine(line, lower []byte, userCol int) int {
 	}
 	for i := range learners {
 		l := &learners[i]
-		if !hasAny(lower, l.hints) {
+		if l.pre != nil && !l.pre(line) || l.exact && !hasAny(line, l.hints) || !l.exact && !hasAny(lower, l.hints) {
 			continue
 		}
 		for _, m := range l.re.FindAllSubmatch(line, -1) {
@@ -139,22 +138,14 @@ func (r *Redactor) freeze() {
 	for _, ip := range sortedSet(r.ips) {
 		r.pseudo[ip] = r.ipPseudonym(ip)
 	}
-	if len(all) == 0 {
-		return
-	}
-	// Longest first: the alternation takes the first that matches, and an
-	// FQDN must win over its short name.
+	// Longest first: an FQDN must win over its short name.
 	sort.Slice(all, func(i, j int) bool {
 		if len(all[i]) != len(all[j]) {
 			return len(all[i]) > len(all[j])
 		}
 		return all[i] < all[j]
 	})
-	quoted := make([]string, len(all))
-	for i, n := range all {
-		quoted[i] = regexp.QuoteMeta(n)
-	}
-	r.names = regexp.MustCompile(`\b(?:` + strings.Join(quoted, "|") + `)\b`)
+	r.names = all
 }
 
 func sortedSet(m map[string]bool) []string {
@@ -272,30 +263,43 @@ func fitIPv6(n, length int) (string, bool) {
 	return b.String(), true
 }
 
-// replaceNames puts pseudonyms in place of learned names.
+// replaceNames puts pseudonyms in place of learned names, where they
+// stand as words (a name inside a longer word is another word).
 func (r *Redactor) replaceNames(b []byte, c Counts) {
 	r.mu.Lock()
-	re := r.names
+	names := r.names
 	r.mu.Unlock()
-	if re == nil {
-		return
-	}
-	for _, m := range re.FindAllIndex(b, -1) {
-		name := string(b[m[0]:m[1]])
-		r.mu.Lock()
-		p, ok := r.pseudo[name]
-		isHost := r.hosts[name]
-		r.mu.Unlock()
-		if !ok || len(p) != len(name) {
-			continue
+	for _, name := range names {
+		nb := []byte(name)
+		for off := 0; off < len(b); {
+			i := bytes.Index(b[off:], nb)
+			if i < 0 {
+				break
+			}
+			start, end := off+i, off+i+len(nb)
+			off = end
+			if start > 0 && isWordByte(b[start-1]) || end < len(b) && isWordByte(b[end]) {
+				continue
+			}
+			r.mu.Lock()
+			p := r.pseudo[name]
+			isHost := r.hosts[name]
+			r.mu.Unlock()
+			if len(p) != len(name) {
+				continue
+			}
+			copy(b[start:end], p)
+			if isHost {
+				c["hostname"]++
+			} else {
+				c["user"]++
+			}
 		}
-		copy(b[m[0]:m[1]], p)
-		if isHost {
-			c["hostname"]++
-		} else {
-			c["user"]++
-		}
 	}
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
 }
 
 // replaceIPs puts pseudonyms in place of IP addresses other than loopback
@@ -330,7 +334,7 @@ var versionHints = []string{"version", "[conda]", "[pip"}
 // not addresses.
 func forEachIP(line, lower []byte, fn func(ip string, start, end int)) {
 	if bytes.Count(line, []byte{'.'}) >= 3 && !hasAny(lower, versionHints) {
-		for _, m := range ipv4RE.FindAllIndex(line, -1) {
+		for _, m := range findIPv4(line) {
 			if !boundary(line, m[0], m[1], '.') {
 				continue
 			}
@@ -347,7 +351,8 @@ func forEachIP(line, lower []byte, fn func(ip string, start, end int)) {
 			fn(a.String(), m[0], m[1])
 		}
 	}
-	if bytes.Count(line, []byte{':'}) >= 2 {
+	// An address has "::" or all eight groups; a time stamp has neither.
+	if bytes.Contains(line, []byte("::")) || bytes.Count(line, []byte{':'}) >= 7 {
 		for _, m := range ipv6RE.FindAllIndex(line, -1) {
 			s := string(line[m[0]:m[1]])
 			if !boundary(line, m[0], m[1], ':') || (!strings.Contains(s, "::") && strings.Count(s, ":") != 7) {
@@ -362,12 +367,47 @@ func forEachIP(line, lower []byte, fn func(ip string, start, end int)) {
 	}
 }
 
+// findIPv4 finds what looks like dotted quads: four runs of one to three
+// digits joined by dots. A hand scan: a regular expression costs the most
+// of the redaction of a log full of version numbers and floats.
+func findIPv4(line []byte) [][2]int {
+	var out [][2]int
+	digits := func(i int) int {
+		n := 0
+		for i+n < len(line) && n < 4 && '0' <= line[i+n] && line[i+n] <= '9' {
+			n++
+		}
+		return n
+	}
+	for i := 0; i < len(line); i++ {
+		if line[i] < '0' || line[i] > '9' || i > 0 && '0' <= line[i-1] && line[i-1] <= '9' {
+			continue
+		}
+		j, parts := i, 0
+		for parts < 4 {
+			n := digits(j)
+			if n == 0 || n > 3 {
+				break
+			}
+			j += n
+			parts++
+			if parts == 4 || j >= len(line) || line[j] != '.' {
+				break
+			}
+			j++
+		}
+		if parts == 4 {
+			out = append(out, [2]int{i, j})
+			i = j - 1
+		}
+	}
+	return out
+}
+
 // boundary reports whether line[start:end] stands alone: no letter, digit
 // or sep on either side (a trailing sep that ends a sentence is fine).
 func boundary(line []byte, start, end int, sep byte) bool {
-	word := func(c byte) bool {
-		return c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
-	}
+	word := isWordByte
 	if start > 0 && (word(line[start-1]) || line[start-1] == sep) {
 		return false
 	}

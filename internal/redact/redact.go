@@ -18,7 +18,6 @@ import (
 	"bytes"
 	"errors"
 	"io"
-	"regexp"
 	"sort"
 	"sync"
 )
@@ -69,7 +68,7 @@ type Redactor struct {
 	ips    map[string]bool
 	frozen bool
 	pseudo map[string]string
-	names  *regexp.Regexp
+	names  []string
 	next   map[string]int
 }
 
@@ -100,6 +99,8 @@ type Stream struct {
 	// handled (masked, or kept as a token's prefix): a value that two
 	// patterns see is masked and counted once.
 	done []bool
+	// present marks the patterns whose hints the line holds.
+	present []bool
 }
 
 // NewStream starts the redaction of one file. With Hosts, the first stream
@@ -140,7 +141,12 @@ func (s *Stream) Line(b []byte) {
 	}
 	s.lower = asciiLower(s.lower[:0], b)
 	lower := s.lower
-	s.done = append(s.done[:0], make([]bool, len(b))...)
+	if cap(s.done) < len(b) {
+		s.done = make([]bool, len(b), 2*len(b))
+	} else {
+		s.done = s.done[:len(b)]
+		clear(s.done)
+	}
 	if s.inKey {
 		end := len(b)
 		if i := bytes.Index(lower, endKey); i >= 0 && bytes.Contains(lower[i:], keyTail) {
@@ -165,26 +171,42 @@ func (s *Stream) Line(b []byte) {
 			return
 		}
 	}
+	n := len(secretPatterns) + len(tokenPatterns)
+	if len(s.present) != n {
+		s.present = make([]bool, n)
+	}
+	clear(s.present)
+	lowerHints.find(lower, s.present)
+	exactHints.find(b, s.present)
 	for i := range secretPatterns {
 		p := &secretPatterns[i]
-		if !hasAny(lower, p.hints) {
+		in := lower
+		if p.exact {
+			in = b
+		}
+		if !s.present[i] || p.need != 0 && bytes.IndexByte(b, p.need) < 0 {
 			continue
 		}
-		for _, m := range p.re.FindAllSubmatchIndex(b, -1) {
-			groups := p.groups
-			if len(groups) == 0 {
-				groups = []int{0}
-			}
-			for _, g := range groups {
-				if 2*g+1 < len(m) && m[2*g] >= 0 {
-					s.maskValue(b, m[2*g], m[2*g+1], p.kind)
+		if p.window == 0 {
+			s.maskMatches(b, 0, p.re.FindAllSubmatchIndex(b, -1), p)
+			continue
+		}
+		for _, h := range p.hints {
+			for off := 0; ; {
+				j := bytes.Index(in[off:], []byte(h))
+				if j < 0 {
+					break
 				}
+				pos := off + j
+				off = pos + len(h)
+				ws, we := max(0, pos-p.back), min(len(b), pos+p.window)
+				s.maskMatches(b, ws, p.re.FindAllSubmatchIndex(b[ws:we], -1), p)
 			}
 		}
 	}
 	for i := range tokenPatterns {
 		t := &tokenPatterns[i]
-		if !hasAny(lower, t.hints) {
+		if !s.present[len(secretPatterns)+i] {
 			continue
 		}
 		for _, m := range t.re.FindAllIndex(b, -1) {
@@ -197,12 +219,27 @@ func (s *Stream) Line(b []byte) {
 	}
 }
 
+// maskMatches masks the groups of matches found at offset base of b.
+func (s *Stream) maskMatches(b []byte, base int, matches [][]int, p *secretPattern) {
+	groups := p.groups
+	if len(groups) == 0 {
+		groups = []int{0}
+	}
+	for _, m := range matches {
+		for _, g := range groups {
+			if 2*g+1 < len(m) && m[2*g] >= 0 {
+				s.maskValue(b, base+m[2*g], base+m[2*g+1], p.kind)
+			}
+		}
+	}
+}
+
 // maskValue masks a value a generic pattern found. Placeholders (None,
 // $VAR, <token>) are left alone; a value that is a known token is counted
 // under the token's kind and keeps its prefix.
 func (s *Stream) maskValue(b []byte, start, end int, kind string) {
 	v := b[start:end]
-	if placeholderRE.Match(v) {
+	if placeholderRE.Match(v) || alreadyMasked(v) {
 		return
 	}
 	keep := 0
@@ -214,6 +251,14 @@ func (s *Stream) maskValue(b []byte, start, end int, kind string) {
 		}
 	}
 	s.mask(b, start, end, kind, keep)
+}
+
+// alreadyMasked reports a value that a redaction masked before (hf_****):
+// a token's short prefix and masks. Bundling a redacted bundle again
+// leaves it as it is.
+func alreadyMasked(v []byte) bool {
+	rest := bytes.TrimRight(v, string(Mask))
+	return len(v)-len(rest) >= 4 && len(rest) <= 11
 }
 
 // mask replaces b[start:end] after its first keep bytes, skipping bytes an
