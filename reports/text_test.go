@@ -30,8 +30,8 @@ func TestTextSeed(t *testing.T) {
 	out := buf.String()
 	lines := strings.Split(out, "\n")
 	assert.Equal(t, "HUNG  in post-weights · silent 77 min · sglang · 8 × NVIDIA RTX PRO 6000 Blackwell Server Edition (SM 12.0) · 7 sources", lines[2])
-	assert.Contains(t, out, "  TP1-TP7  launch ")
-	assert.Contains(t, out, "           weights-loading   00:28:19  01:55:12 stalled  87 min    server.log:143\n")
+	assert.Contains(t, out, "  TP0-TP7  launch ")
+	assert.Contains(t, out, "           post-weights      00:38:01  01:55:12 stalled  77 min    server.log:225\n")
 	for _, l := range lines {
 		// Prose wraps at the width; only table rows and evidence may not.
 		if strings.HasPrefix(l, "           ") || strings.Contains(l, "server.log:") {
