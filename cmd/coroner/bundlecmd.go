@@ -213,7 +213,7 @@ func detectKind(it pack.Item) (facts.Kind, error) {
 }
 
 // summarize says on stderr what was written.
-func summarize(e *env, quiet bool, out string, m *manifest.Manifest, sum *pack.Summary, maxSize int64) {
+func summarize(e *env, quiet bool, out string, redacted bool, sum *pack.Summary, maxSize int64) {
 	if !sum.Fits {
 		fmt.Fprintf(e.stderr, "coroner: warning: %s is %s, over --max-size %s even with every log trimmed to its minimum\n",
 			out, humanBytes(sum.Bytes), humanBytes(maxSize))
@@ -232,7 +232,7 @@ func summarize(e *env, quiet bool, out string, m *manifest.Manifest, sum *pack.S
 	if trimmed > 0 {
 		msg += fmt.Sprintf(", %d trimmed to fit", trimmed)
 	}
-	if m.Redaction.Enabled {
+	if redacted {
 		msg += fmt.Sprintf(", %d values redacted", secrets)
 	} else {
 		msg += ", not redacted"
@@ -293,7 +293,7 @@ func (c *bundleCmd) Run(e *env) error {
 	if err != nil {
 		return fail(exitInternal, "write %s: %v", c.Output, err)
 	}
-	summarize(e, c.Quiet, c.Output, m, sum, maxSize)
+	summarize(e, c.Quiet, c.Output, job.redactor != nil, sum, maxSize)
 	return nil
 }
 

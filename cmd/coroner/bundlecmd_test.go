@@ -347,3 +347,17 @@ func TestBundleUsage(t *testing.T) {
 	assert.Equal(t, exitUsage, code)
 	assert.Contains(t, stderr, "--max-size")
 }
+
+func TestBundleDeterministic(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.tar.zst"), filepath.Join(dir, "b.tar.zst")
+	for _, out := range []string{a, b} {
+		code, _, stderr := runCLI(t, "", "bundle", seedBundle, "--redact-hosts", "-o", out)
+		require.Equal(t, exitOK, code, stderr)
+	}
+	da, err := os.ReadFile(a)
+	require.NoError(t, err)
+	db, err := os.ReadFile(b)
+	require.NoError(t, err)
+	assert.Equal(t, da, db, "the same files make the same bundle, byte for byte")
+}

@@ -85,6 +85,6 @@ func (c *collectCmd) Run(e *env) error {
 	if err != nil {
 		return fail(exitInternal, "write %s: %v", c.Output, err)
 	}
-	summarize(e, c.Quiet, c.Output, m, sum, maxSize)
+	summarize(e, c.Quiet, c.Output, job.redactor != nil, sum, maxSize)
 	return nil
 }
