@@ -3,7 +3,11 @@ package collect
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -302,4 +306,104 @@ func TestServerPython(t *testing.T) {
 			assert.Equal(t, tc.want, c.serverPython())
 		})
 	}
+}
+
+// TestCollectEveryCapture runs a whole collect against stubs of the GPU
+// machine's tools (answering with real captures from the corpus), a live
+// process and a probed server, and checks that every file lands where the
+// analyzer expects it, of the kind it expects.
+func TestCollectEveryCapture(t *testing.T) {
+	dir := t.TempDir()
+	idle, err := filepath.Abs("../../fixtures/corpus/h200-x2/00-idle")
+	require.NoError(t, err)
+	corpus := filepath.Dir(idle)
+	smi := stub(t, dir, "nvidia-smi", `case "$*" in
+"-q -x") cat `+idle+`/nvidia-smi-q.xml;;
+--query-gpu=*) cat `+idle+`/query-gpu.csv;;
+--query-compute-apps=*) cat `+idle+`/compute-apps.csv;;
+"topo -m") cat `+corpus+`/topo.txt;;
+-L) cat `+corpus+`/nvidia-smi-L.txt;;
+*) echo "unexpected: $*" >&2; exit 2;;
+esac`)
+	dmesg := stub(t, dir, "dmesg", `echo "dmesg: read kernel buffer failed: Operation not permitted" >&2; exit 1`)
+	journal := stub(t, dir, "journalctl", `cat <<'EOF'
+2026-11-30T04:02:10+0000 gpu17 kernel: e1000e: eth0 NIC Link is Up 1000 Mbps Full Duplex
+2026-11-30T04:02:11+0000 gpu17 kernel: NVRM: Xid (PCI:0000:00:06): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.
+2026-11-30T04:02:12+0000 gpu17 kernel: usb 1-1: new high-speed USB device number 2
+EOF`)
+	python := stub(t, dir, "python3", `case "$*" in
+*torch.utils.collect_env*) cat `+corpus+`/collect_env.txt;;
+*) echo "No module named $2" >&2; exit 1;;
+esac`)
+	pyspy := stub(t, dir, "py-spy", `cat <<EOF
+Process $3: python3 -m sglang.launch_server --model-path /m
+Python v3.12.3 (/usr/bin/python3.12)
+
+Thread $3 (idle): "MainThread"
+    wait (threading.py:359)
+    main (sglang/launch_server.py:14)
+EOF`)
+	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/health":
+			w.WriteHeader(http.StatusServiceUnavailable)
+		case "/v1/models":
+			_, _ = w.Write([]byte(`{"object":"list","data":[{"id":"/m"}]}`))
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer server.Close()
+	proc := exec.Command("sh", "-c", "sleep 60; true", "python3", "-m", "sglang.launch_server")
+	require.NoError(t, proc.Start())
+	defer func() { _ = proc.Process.Kill(); _ = proc.Wait() }()
+
+	capt, err := Run(context.Background(), Config{
+		PID: proc.Process.Pid, URL: server.URL, Count: 1, Timeout: 10 * time.Second,
+		NvidiaSMI: smi, Dmesg: dmesg, Journalctl: journal, Python: python, PySpy: pyspy,
+	})
+	require.NoError(t, err)
+	kinds := map[string]facts.Kind{}
+	data := map[string][]byte{}
+	for _, f := range capt.Files {
+		head := f.Data[:min(len(f.Data), parser.HeadSize)]
+		kinds[f.Name] = parser.Detect(filepath.Base(f.Name), head)
+		data[f.Name] = f.Data
+	}
+	assert.Equal(t, map[string]facts.Kind{
+		"round-01/ps_eo.txt": facts.KindPS, "round-01/ps_auxf.txt": facts.KindPS,
+		"round-01/nvidia-smi-q.xml": facts.KindNvidiaSMIXML, "round-01/query-gpu.csv": facts.KindNvidiaSMICSV,
+		"round-01/compute-apps.csv": facts.KindNvidiaSMICSV, "round-01/probes.jsonl": facts.KindProbe,
+		"once/topo.txt": facts.KindNvidiaSMITopo, "once/nvidia-smi-L.txt": facts.KindNvidiaSMIList,
+		"once/dmesg.txt": facts.KindKernelLog, "once/meminfo.txt": facts.KindMeminfo, "once/df.txt": facts.KindDF,
+		"once/env.txt": facts.KindEnv, "once/collect_env.txt": facts.KindCollectEnv,
+		fmt.Sprintf("once/pyspy-%d.txt", proc.Process.Pid): facts.KindPySpy,
+	}, kinds)
+
+	// Only the kernel's GPU line is kept, and the manifest says so.
+	assert.Equal(t, "2026-11-30T04:02:11+0000 gpu17 kernel: NVRM: Xid (PCI:0000:00:06): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.\n",
+		string(data["once/dmesg.txt"]))
+	var dmesgRec, journalRec *manifest.Artifact
+	for i, a := range capt.Artifacts {
+		switch a.Program {
+		case "dmesg":
+			dmesgRec = &capt.Artifacts[i]
+		case "journalctl":
+			journalRec = &capt.Artifacts[i]
+		}
+	}
+	require.NotNil(t, dmesgRec)
+	require.NotNil(t, journalRec)
+	assert.Equal(t, 1, dmesgRec.ExitCode)
+	assert.Equal(t, "dmesg: read kernel buffer failed: Operation not permitted", dmesgRec.Stderr)
+	assert.Equal(t, "once/dmesg.txt", journalRec.Path)
+	require.NotNil(t, journalRec.Truncated)
+	assert.Equal(t, "kept 1 of 3 lines: GPU (NVRM, Xid, NVLink, AER), OOM, segfault and hung-task lines", journalRec.Truncated.Reason)
+
+	// The probes: one record per endpoint, in the parser's format.
+	lines := strings.Split(strings.TrimSpace(string(data["round-01/probes.jsonl"])), "\n")
+	require.Len(t, lines, len(Endpoints))
+	assert.Contains(t, lines[0], `"url":"`+server.URL+`/health","endpoint":"/health","status":503`)
+	assert.Contains(t, lines[2], `"endpoint":"/v1/models","status":200`)
+	assert.Equal(t, proc.Process.Pid, capt.Target.MainPID)
 }
