@@ -66,6 +66,7 @@ func TestSecrets(t *testing.T) {
 			got := r.String(tc.in, c)
 			assert.Equal(t, want, got)
 			assert.Equal(t, Counts{tc.kind: 1}, c)
+			assert.Contains(t, Kinds(), tc.kind)
 		})
 	}
 }
