@@ -151,9 +151,6 @@ func writeBundle(out string, job *packJob) (*pack.Summary, error) {
 	if t := m.Target; t != nil {
 		t.Model, t.URL = red(t.Model), red(t.URL)
 	}
-	for i := range m.Args {
-		m.Args[i] = red(m.Args[i])
-	}
 	for i := range m.Notes {
 		m.Notes[i] = red(m.Notes[i])
 	}

@@ -61,7 +61,6 @@ type Manifest struct {
 	Version  int       `json:"version"`
 	Tool     Tool      `json:"tool"`
 	Command  string    `json:"command"` // "collect" or "bundle"
-	Args     []string  `json:"args,omitempty"`
 	Started  time.Time `json:"started,omitzero"`
 	Finished time.Time `json:"finished,omitzero"`
 	Host     *Host     `json:"host,omitempty"`
