@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"sort"
 	"time"
+	"unsafe"
 )
 
 // Series is a bounded time series of one kind of stat line (SGLang Decode
@@ -250,8 +251,13 @@ func (s *Series) sameKeys(keys []string) bool {
 		return false
 	}
 	for i, k := range keys {
-		if s.fastKeys[i] != k {
-			return false
+		// Parsers pass the same interned strings line after line: the
+		// same pointer settles it without comparing bytes.
+		f := s.fastKeys[i]
+		if unsafe.StringData(f) != unsafe.StringData(k) || len(f) != len(k) {
+			if f != k {
+				return false
+			}
 		}
 	}
 	return true

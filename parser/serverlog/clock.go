@@ -50,6 +50,17 @@ type clockState struct {
 	lastSt   stamp
 	lastKind hdrKind
 	lastT    time.Time
+	// The midnight of the last dated stamp's day, and that day: the next
+	// stamps of the day are an addition, not a calendar computation.
+	day      [3]int
+	dayT     time.Time
+	dayYear  int
+	dayValid bool
+	// phLo and phHi bound the placeholder years: times in [phLo, phHi) are
+	// placeholders. Kept as instants so that checking a time needs no
+	// calendar.
+	phLo, phHi time.Time
+	phRoll     int
 }
 
 // resolve turns a line's stamps into a time. ok is false when the line has
@@ -110,18 +121,41 @@ func (c *clockState) fromInner(s *stamp, k hdrKind) time.Time {
 		return c.dayless(s)
 	}
 	if s.year > 0 {
-		t := s.wall(s.year)
-		c.noteYear(t)
+		t, y := c.dated(s)
+		c.noteYearOf(t, y)
 		return t
 	}
 	return c.yearless(s)
 }
 
-func (c *clockState) noteYear(t time.Time) {
+// dated is s.wall(s.year) and its year.
+func (c *clockState) dated(s *stamp) (time.Time, int) { return c.wall(s, s.year) }
+
+// wall is s.wall(year) and its year. Within one day it adds the time of day
+// to the day's midnight; a leap second (which time.Date carries into the
+// next minute, maybe the next year) takes the long way.
+func (c *clockState) wall(s *stamp, year int) (time.Time, int) {
+	if s.sec > 59 {
+		t := s.wall(year)
+		return t, t.Year()
+	}
+	if !c.dayValid || c.day != [3]int{year, s.month, s.day} {
+		c.day = [3]int{year, s.month, s.day}
+		c.dayT = time.Date(year, time.Month(s.month), s.day, 0, 0, 0, 0, time.UTC)
+		c.dayYear = c.dayT.Year()
+		c.dayValid = true
+	}
+	return c.dayT.Add(time.Duration(s.hour*3600+s.min*60+s.sec)*time.Second + time.Duration(s.nsec)), c.dayYear
+}
+
+func (c *clockState) noteYear(t time.Time) { c.noteYearOf(t, t.Year()) }
+
+// noteYearOf is noteYear for a time whose year is known.
+func (c *clockState) noteYearOf(t time.Time, year int) {
 	if c.year == 0 {
 		c.firstYear = t
 	}
-	c.year = t.Year()
+	c.year = year
 	c.yearRef = t
 }
 
@@ -129,22 +163,22 @@ func (c *clockState) noteYear(t time.Time) {
 func (c *clockState) yearless(s *stamp) time.Time {
 	c.noYearSeen = true
 	if c.year > 0 {
-		t := s.wall(c.year)
+		t, _ := c.wall(s, c.year)
 		// A yearless line next to a dated one is within months of it; across
 		// New Year it belongs to the neighbouring year.
 		if t.Sub(c.yearRef) > 183*24*time.Hour {
-			t = s.wall(c.year - 1)
+			t, _ = c.wall(s, c.year-1)
 		} else if c.yearRef.Sub(t) > 183*24*time.Hour {
-			t = s.wall(c.year + 1)
+			t, _ = c.wall(s, c.year+1)
 		}
 		return t
 	}
 	c.placeholders = true
-	t := s.wall(facts.BaseYear + c.rollover)
+	t, _ := c.wall(s, facts.BaseYear+c.rollover)
 	if !c.lastYearless.IsZero() && c.lastYearless.Sub(t) > 183*24*time.Hour {
 		// December to January inside one file.
 		c.rollover++
-		t = s.wall(facts.BaseYear + c.rollover)
+		t, _ = c.wall(s, facts.BaseYear+c.rollover)
 	}
 	c.lastYearless = t
 	return t
@@ -200,9 +234,18 @@ func (c *clockState) bounds() (first, latest time.Time) {
 	return first, latest
 }
 
-// isPlaceholder reports a time stored in the placeholder year range.
+// isPlaceholder reports a time stored in the placeholder year range
+// (years BaseYear to BaseYear+rollover+1; times are UTC).
 func (c *clockState) isPlaceholder(t time.Time) bool {
-	return !t.IsZero() && t.Year() >= facts.BaseYear && t.Year() <= facts.BaseYear+c.rollover+1 && !c.dateless
+	if t.IsZero() || c.dateless {
+		return false
+	}
+	if c.phHi.IsZero() || c.phRoll != c.rollover {
+		c.phRoll = c.rollover
+		c.phLo = time.Date(facts.BaseYear, 1, 1, 0, 0, 0, 0, time.UTC)
+		c.phHi = time.Date(facts.BaseYear+c.rollover+2, 1, 1, 0, 0, 0, 0, time.UTC)
+	}
+	return !t.Before(c.phLo) && t.Before(c.phHi)
 }
 
 // fix shifts a placeholder time into the year of the file's dated stamps.

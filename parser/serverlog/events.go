@@ -1446,12 +1446,12 @@ func (p *parser) request(ps *procState, lvl facts.Level, b []byte) *facts.LogEve
 		return nil
 	}
 	p.resetKV()
-	p.put("status", st)
+	p.putc("status", st)
 	switch {
 	case st >= 500:
-		p.put("server_error", 1)
+		p.putc("server_error", 1)
 	case st >= 400:
-		p.put("client_error", 1)
+		p.putc("client_error", 1)
 	}
 	p.addSample(ps, facts.EventRequest, nil)
 	keep := p.requests < maxReqEvents || (st >= 400 && p.errRequests < maxErrReqEvent)

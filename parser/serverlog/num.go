@@ -11,6 +11,38 @@ import (
 // exponent. It returns the value and the bytes used; n is 0 when b does not
 // start with a number. Plain decimals are computed without strconv.
 func parseNum(b []byte) (v float64, n int) {
+	// Most numbers of a log are short plain decimals: read them in one
+	// pass, and leave signs, thousands separators, exponents and long
+	// mantissas to the general reading below, which gives the same value
+	// for the short ones (their mantissa is exact).
+	var m uint64
+	i := 0
+	for i < len(b) && b[i]-'0' < 10 {
+		m = m*10 + uint64(b[i]-'0')
+		i++
+	}
+	if i > 0 && i <= 14 {
+		if i == len(b) {
+			return float64(m), i
+		}
+		switch c := b[i]; {
+		case c == '.' && i+1 < len(b) && b[i+1]-'0' < 10:
+			j := i + 1
+			for j < len(b) && b[j]-'0' < 10 {
+				m = m*10 + uint64(b[j]-'0')
+				j++
+			}
+			if j-1 <= 14 && (j == len(b) || (b[j] != 'e' && b[j] != 'E')) {
+				return float64(m) / pow10[j-i-1], j
+			}
+		case c != ',' && c != 'e' && c != 'E':
+			return float64(m), i
+		}
+	}
+	return parseNumSlow(b)
+}
+
+func parseNumSlow(b []byte) (v float64, n int) {
 	i := 0
 	neg := false
 	if i < len(b) && (b[i] == '-' || b[i] == '+') {

@@ -115,8 +115,10 @@ type parser struct {
 	barList  []*barState
 	keys     []string // the stat sample being read
 	vals     []float64
-	memo     []keyMemo
-	keyCache map[string]string
+	kmask    uint64 // the keys' numbers below 64
+	memos    [nMemo][]keyMemo
+	keyCache map[string]internedKey
+	ids      map[string]int
 
 	sgMarks, vlMarks int
 
@@ -134,7 +136,8 @@ func newParser(in *textio.Input, kind facts.Kind, out *facts.Facts) *parser {
 		log:      &facts.Log{Path: in.Path, Engine: facts.EngineUnknown},
 		procs:    map[string]*procState{},
 		byName:   map[string]*procState{},
-		keyCache: map[string]string{},
+		keyCache: map[string]internedKey{},
+		ids:      map[string]int{},
 		ncclSeen: map[string]bool{},
 	}
 	p.main = p.newProc(facts.Proc{Name: "", Rank: facts.NoRank})
@@ -335,7 +338,7 @@ func (p *parser) checkJump(ps *procState, l *line) {
 		k = hdrNone
 	}
 	prev := ps.clocks[k]
-	if !prev.IsZero() && prev.Sub(p.t) > jumpThreshold {
+	if !prev.IsZero() && prev.After(p.t.Add(jumpThreshold)) {
 		p.in.Issuef(facts.IssueClockJump, "the clock of %s goes back %s, from %s to %s",
 			procLabel(ps), prev.Sub(p.t).Round(time.Second), prev.Format("2006-01-02 15:04:05"), p.t.Format("2006-01-02 15:04:05"))
 	}

@@ -24,11 +24,21 @@ func (p *parser) series(ps *procState, typ facts.EventType, stream []byte) *fact
 func (p *parser) resetKV() {
 	p.keys = p.keys[:0]
 	p.vals = p.vals[:0]
+	p.kmask = 0
 }
 
 // put sets a value of the sample; a key printed twice keeps the last value,
-// as a map would.
-func (p *parser) put(k string, v float64) {
+// as a map would. id is the key's number (keyID): a key numbered below 64
+// is found again by a bit test, not by comparing it with every other.
+func (p *parser) put(k string, id int, v float64) {
+	if id >= 0 && id < 64 {
+		if p.kmask&(1<<id) == 0 {
+			p.kmask |= 1 << id
+			p.keys = append(p.keys, k)
+			p.vals = append(p.vals, v)
+			return
+		}
+	}
 	for i, x := range p.keys {
 		if x == k {
 			p.vals[i] = v
@@ -37,6 +47,22 @@ func (p *parser) put(k string, v float64) {
 	}
 	p.keys = append(p.keys, k)
 	p.vals = append(p.vals, v)
+}
+
+// putc is put for a key named in the code.
+func (p *parser) putc(k string, v float64) { p.put(k, p.keyID(k), v) }
+
+// keyID numbers a stat key name; -1 once maxKeyCache names are numbered.
+func (p *parser) keyID(k string) int {
+	if id, ok := p.ids[k]; ok {
+		return id
+	}
+	if len(p.ids) >= maxKeyCache {
+		return -1
+	}
+	id := len(p.ids)
+	p.ids[k] = id
+	return id
 }
 
 // addSample adds the sample as one of the current line.
@@ -48,22 +74,28 @@ func (p *parser) addSample(ps *procState, typ facts.EventType, stream []byte) {
 	s.AddPairs(facts.Source{File: p.in.Path, Line: p.lineNo}, p.t, p.keys, p.vals)
 }
 
-// internKey returns the normalized name of a stat key; known keys are
-// looked up without allocating.
-func (p *parser) internKey(domain byte, raw []byte, pct bool) string {
+// internKey returns the normalized name of a stat key and its number;
+// known keys are looked up without allocating.
+func (p *parser) internKey(domain byte, raw []byte, pct bool) (string, int) {
 	p.kbuf = append(p.kbuf[:0], domain)
 	if pct {
 		p.kbuf = append(p.kbuf, '%')
 	}
 	p.kbuf = append(p.kbuf, raw...)
 	if k, ok := p.keyCache[string(p.kbuf)]; ok {
-		return k
+		return k.name, k.id
 	}
 	k := statKey(domain, raw, pct)
+	id := p.keyID(k)
 	if len(p.keyCache) < maxKeyCache {
-		p.keyCache[string(p.kbuf)] = k
+		p.keyCache[string(p.kbuf)] = internedKey{k, id}
 	}
-	return k
+	return k, id
+}
+
+type internedKey struct {
+	name string
+	id   int
 }
 
 // Names of known stat keys; others are snake_cased as printed.
@@ -152,42 +184,31 @@ func statValue(v []byte) (float64, bool, bool) {
 
 // eachItem calls fn for the ", "-separated items of a stat line, split at
 // their first ": " into key and value (key is nil for an item without one).
-// One pass over the bytes: stat lines are most of a long log.
-func eachItem(b []byte, fn func(pos int, key, val []byte)) {
-	pos := 0
+// One pass over the bytes finds both separators: stat lines are most of a
+// long log.
+func eachItem(b []byte, fn func(pos int, key, val []byte)) { eachItemFrom(0, b, fn) }
+
+// eachItemFrom is eachItem for the items of a line from the pos-th on.
+func eachItemFrom(pos int, b []byte, fn func(pos int, key, val []byte)) {
 	for len(b) > 0 {
-		// the item ends at the next ", "
-		end := len(b)
-		for from := 0; ; {
-			k := bytes.IndexByte(b[from:], ',')
-			if k < 0 {
+		end, colon := len(b), -1
+		for i := 0; i+1 < len(b); i++ {
+			c := b[i]
+			if c != ',' && c != ':' || b[i+1] != ' ' {
+				continue
+			}
+			if c == ',' {
+				end = i
 				break
 			}
-			k += from
-			if k+1 < len(b) && b[k+1] == ' ' {
-				end = k
-				break
+			if colon < 0 {
+				colon = i
 			}
-			from = k + 1
-		}
-		item := b[:end]
-		colon := -1
-		for from := 0; ; {
-			k := bytes.IndexByte(item[from:], ':')
-			if k < 0 {
-				break
-			}
-			k += from
-			if k+1 < len(item) && item[k+1] == ' ' {
-				colon = k
-				break
-			}
-			from = k + 1
 		}
 		if colon >= 0 {
-			fn(pos, item[:colon], item[colon+2:])
+			fn(pos, b[:colon], b[colon+2:end])
 		} else {
-			fn(pos, nil, item)
+			fn(pos, nil, b[:end])
 		}
 		pos++
 		if end+2 > len(b) {
@@ -197,6 +218,16 @@ func eachItem(b []byte, fn func(pos int, key, val []byte)) {
 	}
 }
 
+// Memos of key names, one per kind of stat line, so that lines of
+// different kinds interleaved do not evict each other's.
+const (
+	memoDecode = iota
+	memoPrefill
+	memoVLLM
+	memoSpec
+	nMemo
+)
+
 // keyMemo remembers the name of the stat key at one position of a line:
 // lines of one format have their keys in the same places.
 type keyMemo struct {
@@ -204,26 +235,98 @@ type keyMemo struct {
 	pct    bool
 	raw    []byte
 	key    string
+	id     int
 }
 
 // statName is internKey with a memo per position.
-func (p *parser) statName(pos int, domain byte, raw []byte, pct bool) string {
-	if pos < len(p.memo) {
-		m := &p.memo[pos]
+func (p *parser) statName(memo, pos int, domain byte, raw []byte, pct bool) (string, int) {
+	ms := &p.memos[memo]
+	if pos < len(*ms) {
+		m := &(*ms)[pos]
 		if m.domain == domain && m.pct == pct && string(m.raw) == string(raw) {
-			return m.key
+			return m.key, m.id
 		}
 	}
-	k := p.internKey(domain, raw, pct)
+	k, id := p.internKey(domain, raw, pct)
 	if pos < 64 {
-		for len(p.memo) <= pos {
-			p.memo = append(p.memo, keyMemo{})
+		for len(*ms) <= pos {
+			*ms = append(*ms, keyMemo{})
 		}
-		m := &p.memo[pos]
-		m.domain, m.pct, m.key = domain, pct, k
+		m := &(*ms)[pos]
+		m.domain, m.pct, m.key, m.id = domain, pct, k, id
 		m.raw = append(m.raw[:0], raw...)
 	}
-	return k
+	return k, id
+}
+
+// knownItems reads the items of a stat line while they have the keys that
+// the memo's previous line had at the same positions, which is all of them
+// in a long run of one format: an item then costs a comparison of its key
+// and the reading of a number. It returns the position and the rest of the
+// line at the first item that differs, for eachItemFrom, which gives the
+// same result item by item: a memo key holds neither ", " nor ": ", so the
+// item's first ": " follows it, and the value ends at the first ", ".
+func (p *parser) knownItems(memo int, domain byte, b []byte) (int, []byte) {
+	ms := p.memos[memo]
+	pos := 0
+	for ; pos < len(ms) && len(b) > 0; pos++ {
+		m := &ms[pos]
+		k := len(m.raw)
+		if k == 0 || m.domain != domain || len(b) < k+2 || b[k] != ':' || b[k+1] != ' ' || string(b[:k]) != string(m.raw) {
+			break
+		}
+		val := b[k+2:]
+		// The value ends at the first ", "; a plain number or percentage
+		// followed by one (or by the end) is read without looking for it.
+		v, n := parseNum(val)
+		pct := n > 0 && n < len(val) && val[n] == '%'
+		end := n
+		if pct {
+			end++
+		}
+		ok := n > 0
+		switch {
+		case n > 0 && end == len(val):
+		case n > 0 && end+1 < len(val) && val[end] == ',' && val[end+1] == ' ':
+		case n > 0:
+			// A unit ("41.7 tokens/s"): the number read is the value's
+			// unless the value ends in a space, which statValue trims.
+			end += commaSpace(val[end:])
+			if val[end-1] == ' ' {
+				v, pct, ok = statValue(val[:end])
+			}
+		default:
+			end = commaSpace(val)
+			v, pct, ok = statValue(val[:end])
+		}
+		if ok {
+			name, id := m.key, m.id
+			if pct != m.pct {
+				name, id = p.statName(memo, pos, domain, b[:k], pct)
+			}
+			p.put(name, id, v)
+		}
+		if end+2 > len(val) {
+			return pos + 1, nil
+		}
+		b = val[end+2:]
+	}
+	return pos, b
+}
+
+// commaSpace returns the index of the first ", " in b, or len(b).
+func commaSpace(b []byte) int {
+	for from := 0; ; {
+		k := bytes.IndexByte(b[from:], ',')
+		if k < 0 {
+			return len(b)
+		}
+		k += from
+		if k+1 < len(b) && b[k+1] == ' ' {
+			return k
+		}
+		from = k + 1
+	}
 }
 
 // statSGLang reads the rest of an SGLang "Prefill batch"/"Decode batch" line
@@ -235,7 +338,7 @@ func (p *parser) statSGLang(ps *procState, typ facts.EventType, rest []byte) boo
 	if len(rest) > 2 && rest[0] == ' ' && rest[1] == '[' {
 		if e := bytes.IndexByte(rest, ']'); e > 0 {
 			if v, n := parseNum(rest[2:e]); n > 0 {
-				p.put("iter", v)
+				p.putc("iter", v)
 			}
 			rest = rest[e+1:]
 		}
@@ -244,7 +347,12 @@ func (p *parser) statSGLang(ps *procState, typ facts.EventType, rest []byte) boo
 		return false
 	}
 	rest = rest[2:]
-	eachItem(rest, func(pos int, key, val []byte) {
+	memo := memoPrefill
+	if typ == facts.EventStatDecode {
+		memo = memoDecode
+	}
+	pos, rest := p.knownItems(memo, 's', rest)
+	eachItemFrom(pos, rest, func(pos int, key, val []byte) {
 		if len(key) == 0 || string(key) == "timestamp" {
 			return
 		}
@@ -252,7 +360,8 @@ func (p *parser) statSGLang(ps *procState, typ facts.EventType, rest []byte) boo
 		if !ok {
 			return
 		}
-		p.put(p.statName(pos, 's', key, pct), v)
+		k, id := p.statName(memo, pos, 's', key, pct)
+		p.put(k, id, v)
 	})
 	if len(p.keys) == 0 {
 		return false
@@ -267,7 +376,8 @@ func (p *parser) statSGLang(ps *procState, typ facts.EventType, rest []byte) boo
 func (p *parser) statVLLM(ps *procState, typ facts.EventType, head, rest []byte) {
 	p.resetKV()
 	rest = bytes.TrimRight(rest, ". ")
-	eachItem(rest, func(pos int, key, val []byte) {
+	pos, rest := p.knownItems(memoVLLM, 'v', rest)
+	eachItemFrom(pos, rest, func(pos int, key, val []byte) {
 		if len(key) == 0 {
 			return
 		}
@@ -275,7 +385,8 @@ func (p *parser) statVLLM(ps *procState, typ facts.EventType, head, rest []byte)
 		if !ok {
 			return
 		}
-		p.put(p.statName(pos, 'v', key, pct), v)
+		k, id := p.statName(memoVLLM, pos, 'v', key, pct)
+		p.put(k, id, v)
 	})
 	var stream []byte
 	if head != nil && !bytes.Equal(head, []byte("Engine 000")) {
@@ -292,10 +403,10 @@ func (p *parser) statVLLM(ps *procState, typ facts.EventType, head, rest []byte)
 func (p *parser) prefixCacheV0(ps *procState, b []byte) {
 	p.resetKV()
 	if v, ok := numAfter(b, "GPU:"); ok {
-		p.put("gpu_prefix_cache_hit_pct", v)
+		p.putc("gpu_prefix_cache_hit_pct", v)
 	}
 	if v, ok := numAfter(b, "CPU:"); ok {
-		p.put("cpu_prefix_cache_hit_pct", v)
+		p.putc("cpu_prefix_cache_hit_pct", v)
 	}
 	p.addSample(ps, facts.EventStatThroughput, []byte("prefix-cache"))
 }
@@ -323,7 +434,7 @@ func (p *parser) statSpec(ps *procState, b []byte) {
 			// more values of "Per-position acceptance rate"
 			if pos >= 0 && pos < len(posKeys) {
 				if v, n := parseNum(bytes.TrimSpace(val)); n > 0 {
-					p.put(posKeys[pos], v)
+					p.putc(posKeys[pos], v)
 					pos++
 				}
 			}
@@ -332,7 +443,7 @@ func (p *parser) statSpec(ps *procState, b []byte) {
 		if string(key) == "Per-position acceptance rate" {
 			pos = 0
 			if v, n := parseNum(bytes.TrimSpace(val)); n > 0 {
-				p.put(posKeys[0], v)
+				p.putc(posKeys[0], v)
 				pos = 1
 			}
 			return
@@ -342,11 +453,11 @@ func (p *parser) statSpec(ps *procState, b []byte) {
 		if !ok {
 			return
 		}
-		name := p.statName(at, 'v', key, pct)
+		name, id := p.statName(memoSpec, at, 'v', key, pct)
 		if name == "acceptance_rate_pct" && !pct {
 			v *= 100
 		}
-		p.put(name, v)
+		p.put(name, id, v)
 	})
 	p.addSample(ps, facts.EventStatSpecDecode, nil)
 }
