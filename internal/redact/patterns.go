@@ -187,6 +187,8 @@ var learners = []learner{
 	{hints: []string{"HOSTNAME", "HOST_NAME", "NODE_NAME", "MASTER_ADDR", "hostname"}, exact: true, re: regexp.MustCompile(`\b(?:HOSTNAME|HOST_NAME|NODE_NAME|MASTER_ADDR|hostname)\s*[=:]\s*["']?([A-Za-z][A-Za-z0-9.-]*)`), host: 1},
 	{hints: []string{"USER", "LOGNAME"}, exact: true, re: regexp.MustCompile(`\b(?:USER|LOGNAME|SUDO_USER|USERNAME)\s*[=:]\s*["']?([A-Za-z_][A-Za-z0-9_.-]*)`), user: 1},
 	{hints: []string{"--dist-init-addr", "--master-addr", "--node-ip-address", "--host", "--address"}, re: regexp.MustCompile(`--(?:dist-init-addr|master-addr|node-ip-address|host|address)[= ]["']?([A-Za-z][A-Za-z0-9.-]*)`), host: 1},
+	// df of a network file system: "nfs-models:/export/models 1048576 ...".
+	{hints: []string{":/"}, pre: startsWith('A', 'z'), re: regexp.MustCompile(`^([A-Za-z][A-Za-z0-9.-]*):/\S*\s`), host: 1},
 	// URLs to machines of a private network: one label, or an internal domain.
 	{hints: []string{"://"}, re: regexp.MustCompile(`\b[a-z][a-z0-9+.-]*://(?:([A-Za-z0-9_.-]+)(?::[^@/\s]*)?@)?([A-Za-z][A-Za-z0-9-]*(?:\.[A-Za-z0-9-]+)*\.(?:local|internal|lan|corp|intranet|home\.arpa|cluster\.local|svc)|[A-Za-z][A-Za-z0-9-]*)(?:[:/\s'"]|$)`), user: 1, host: 2},
 }

@@ -181,3 +181,12 @@ func TestFitIPs(t *testing.T) {
 		assert.Len(t, s, length)
 	}
 }
+
+func TestHostsInDF(t *testing.T) {
+	df := "Filesystem                Type  1K-blocks     Used Available Use% Mounted on\n" +
+		"nfs-models:/export/models nfs4  104857600 52428800  52428800  50% /models\n"
+	r := New(Options{Hosts: true})
+	require.NoError(t, r.Learn(strings.NewReader(df)))
+	out := r.String(strings.Split(df, "\n")[1], nil)
+	assert.Equal(t, "host000001:/export/models nfs4  104857600 52428800  52428800  50% /models", out)
+}
