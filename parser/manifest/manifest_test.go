@@ -19,8 +19,8 @@ func sample() *Manifest {
 	return &Manifest{
 		Format: Format, Version: Version, Tool: Tool{Name: "coroner", Version: "test"}, Command: "collect",
 		Started: t0, Finished: t0.Add(64 * time.Second),
-		Host:   &Host{Hostname: "gpu17", Clock: t0, Zone: "CET", UTCOffsetS: 3600, Root: true},
-		Rounds: []Round{{Dir: "round-01", N: 1, Start: t0, End: t0.Add(31 * time.Second)}, {Dir: "round-02", N: 2, Start: t0.Add(60 * time.Second), End: t0.Add(61 * time.Second)}},
+		Host:      &Host{Hostname: "gpu17", Clock: t0, Zone: "CET", UTCOffsetS: 3600, Root: true},
+		Rounds:    []Round{{Dir: "round-01", N: 1, Start: t0, End: t0.Add(31 * time.Second)}, {Dir: "round-02", N: 2, Start: t0.Add(60 * time.Second), End: t0.Add(61 * time.Second)}},
 		Redaction: Redaction{Enabled: true, Counts: map[string]int{"hf-token": 2}},
 		Artifacts: []Artifact{
 			{Path: "round-01/ps_eo.txt", Program: "ps", Command: "ps -eo pid,ppid,lstart,etimes,times,rss,vsz,stat,nlwp,comm,args -ww", Round: 1,
