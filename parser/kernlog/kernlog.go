@@ -235,7 +235,14 @@ func (p *parser) text(msg []byte) string {
 	}
 	if !utf8.Valid(msg) {
 		p.in.CheckUTF8()
-		return strings.ToValidUTF8(string(msg), "\uFFFD")
+		// A replacement character is longer than the byte it replaces:
+		// cut again so the bound holds.
+		t := strings.ToValidUTF8(string(msg), "\uFFFD")
+		for len(t) > maxText {
+			_, n := utf8.DecodeLastRuneInString(t)
+			t = t[:len(t)-n]
+		}
+		return t
 	}
 	return string(msg)
 }

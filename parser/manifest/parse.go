@@ -109,7 +109,13 @@ func Parse(in *textio.Input, _ facts.Kind, out *facts.Facts) {
 		if r.Start.IsZero() || r.Dir == "" {
 			continue
 		}
-		out.Capture = append(out.Capture, &facts.CaptureStamp{Src: src(at.rounds[i]), At: r.Start.UTC(), Scope: join(r.Dir), Zoned: true})
+		// A malformed manifest (duplicate keys) can hold more rounds than the
+		// positions found for them: cite the manifest itself then.
+		line := 0
+		if i < len(at.rounds) {
+			line = at.rounds[i]
+		}
+		out.Capture = append(out.Capture, &facts.CaptureStamp{Src: src(line), At: r.Start.UTC(), Scope: join(r.Dir), Zoned: true})
 	}
 	if m.Host != nil && !m.Host.Clock.IsZero() {
 		out.Env = append(out.Env, &facts.EnvVar{Src: src(at.key["host"]), Name: "TZ_OFFSET_SECONDS",
