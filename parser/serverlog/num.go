@@ -35,7 +35,12 @@ func parseNum(b []byte) (v float64, n int) {
 			if j-1 <= 14 && (j == len(b) || (b[j] != 'e' && b[j] != 'E')) {
 				return float64(m) / pow10[j-i-1], j
 			}
-		case c != ',' && c != 'e' && c != 'E':
+		case c == ',':
+			// Not a thousands separator unless digits follow.
+			if i+1 == len(b) || b[i+1]-'0' >= 10 {
+				return float64(m), i
+			}
+		case c != 'e' && c != 'E':
 			return float64(m), i
 		}
 	}

@@ -56,6 +56,10 @@ func Parse(in *textio.Input, kind facts.Kind, out *facts.Facts) {
 	p := newParser(in, kind, out)
 	for in.Scan() {
 		p.physical()
+		if aheadAfter >= 0 && in.BytesRead() >= aheadAfter {
+			p.parseAhead(in)
+			break
+		}
 	}
 	p.finish()
 }
@@ -110,15 +114,13 @@ type parser struct {
 	bareTB     *tbState
 	warnCont   *procState // an open Python warning whose source line may follow
 
-	events   eventBuf
-	bars     int
-	barList  []*barState
-	keys     []string // the stat sample being read
-	vals     []float64
-	kmask    uint64 // the keys' numbers below 64
-	memos    [nMemo][]keyMemo
-	keyCache map[string]internedKey
-	ids      map[string]int
+	events  eventBuf
+	bars    int
+	barList []*barState
+	statReader
+	// pre is what the read-ahead goroutine made of the current line, nil
+	// when the input is read on this goroutine.
+	pre *prepared
 
 	sgMarks, vlMarks int
 
@@ -130,15 +132,14 @@ type parser struct {
 
 func newParser(in *textio.Input, kind facts.Kind, out *facts.Facts) *parser {
 	p := &parser{
-		in:       in,
-		out:      out,
-		kind:     kind,
-		log:      &facts.Log{Path: in.Path, Engine: facts.EngineUnknown},
-		procs:    map[string]*procState{},
-		byName:   map[string]*procState{},
-		keyCache: map[string]internedKey{},
-		ids:      map[string]int{},
-		ncclSeen: map[string]bool{},
+		in:         in,
+		out:        out,
+		kind:       kind,
+		log:        &facts.Log{Path: in.Path, Engine: facts.EngineUnknown},
+		procs:      map[string]*procState{},
+		byName:     map[string]*procState{},
+		statReader: newStatReader(),
+		ncclSeen:   map[string]bool{},
 	}
 	p.main = p.newProc(facts.Proc{Name: "", Rank: facts.NoRank})
 	return p
@@ -202,8 +203,12 @@ func (p *parser) segment(seg []byte) {
 			return
 		}
 		var l line
-		l.reset(seg)
-		peel(&l)
+		if pl, ok := p.peeled(seg); ok && k == 0 {
+			l = *pl
+		} else {
+			l.reset(seg)
+			peel(&l)
+		}
 		seg = p.handle(&l)
 	}
 }

@@ -20,48 +20,68 @@ func (p *parser) series(ps *procState, typ facts.EventType, stream []byte) *fact
 	return s
 }
 
+// statReader reads the items of stat lines into a sample, keys and values
+// in the order printed. It keeps caches of key names and nothing else: its
+// reading of a line depends on the line alone, so that the read-ahead
+// goroutine can read with a reader of its own (see ahead.go).
+type statReader struct {
+	keys  []string // the sample being read
+	vals  []float64
+	kmask uint64 // the keys' numbers below 64
+	memos [nMemo][]keyMemo
+	// keyCache maps a domain byte, a '%' for a percentage, and the key as
+	// printed to its name and number.
+	keyCache map[string]internedKey
+	ids      map[string]int
+	nbuf     []byte
+}
+
+func newStatReader() statReader {
+	return statReader{keyCache: map[string]internedKey{}, ids: map[string]int{}}
+}
+
 // resetKV starts a new sample.
-func (p *parser) resetKV() {
-	p.keys = p.keys[:0]
-	p.vals = p.vals[:0]
-	p.kmask = 0
+func (r *statReader) resetKV() {
+	r.keys = r.keys[:0]
+	r.vals = r.vals[:0]
+	r.kmask = 0
 }
 
 // put sets a value of the sample; a key printed twice keeps the last value,
 // as a map would. id is the key's number (keyID): a key numbered below 64
 // is found again by a bit test, not by comparing it with every other.
-func (p *parser) put(k string, id int, v float64) {
+func (r *statReader) put(k string, id int, v float64) {
 	if id >= 0 && id < 64 {
-		if p.kmask&(1<<id) == 0 {
-			p.kmask |= 1 << id
-			p.keys = append(p.keys, k)
-			p.vals = append(p.vals, v)
+		if r.kmask&(1<<id) == 0 {
+			r.kmask |= 1 << id
+			r.keys = append(r.keys, k)
+			r.vals = append(r.vals, v)
 			return
 		}
 	}
-	for i, x := range p.keys {
+	for i, x := range r.keys {
 		if x == k {
-			p.vals[i] = v
+			r.vals[i] = v
 			return
 		}
 	}
-	p.keys = append(p.keys, k)
-	p.vals = append(p.vals, v)
+	r.keys = append(r.keys, k)
+	r.vals = append(r.vals, v)
 }
 
 // putc is put for a key named in the code.
-func (p *parser) putc(k string, v float64) { p.put(k, p.keyID(k), v) }
+func (r *statReader) putc(k string, v float64) { r.put(k, r.keyID(k), v) }
 
 // keyID numbers a stat key name; -1 once maxKeyCache names are numbered.
-func (p *parser) keyID(k string) int {
-	if id, ok := p.ids[k]; ok {
+func (r *statReader) keyID(k string) int {
+	if id, ok := r.ids[k]; ok {
 		return id
 	}
-	if len(p.ids) >= maxKeyCache {
+	if len(r.ids) >= maxKeyCache {
 		return -1
 	}
-	id := len(p.ids)
-	p.ids[k] = id
+	id := len(r.ids)
+	r.ids[k] = id
 	return id
 }
 
@@ -76,19 +96,19 @@ func (p *parser) addSample(ps *procState, typ facts.EventType, stream []byte) {
 
 // internKey returns the normalized name of a stat key and its number;
 // known keys are looked up without allocating.
-func (p *parser) internKey(domain byte, raw []byte, pct bool) (string, int) {
-	p.kbuf = append(p.kbuf[:0], domain)
+func (r *statReader) internKey(domain byte, raw []byte, pct bool) (string, int) {
+	r.nbuf = append(r.nbuf[:0], domain)
 	if pct {
-		p.kbuf = append(p.kbuf, '%')
+		r.nbuf = append(r.nbuf, '%')
 	}
-	p.kbuf = append(p.kbuf, raw...)
-	if k, ok := p.keyCache[string(p.kbuf)]; ok {
+	r.nbuf = append(r.nbuf, raw...)
+	if k, ok := r.keyCache[string(r.nbuf)]; ok {
 		return k.name, k.id
 	}
 	k := statKey(domain, raw, pct)
-	id := p.keyID(k)
-	if len(p.keyCache) < maxKeyCache {
-		p.keyCache[string(p.kbuf)] = internedKey{k, id}
+	id := r.keyID(k)
+	if len(r.keyCache) < maxKeyCache {
+		r.keyCache[string(r.nbuf)] = internedKey{k, id}
 	}
 	return k, id
 }
@@ -239,15 +259,15 @@ type keyMemo struct {
 }
 
 // statName is internKey with a memo per position.
-func (p *parser) statName(memo, pos int, domain byte, raw []byte, pct bool) (string, int) {
-	ms := &p.memos[memo]
+func (r *statReader) statName(memo, pos int, domain byte, raw []byte, pct bool) (string, int) {
+	ms := &r.memos[memo]
 	if pos < len(*ms) {
 		m := &(*ms)[pos]
 		if m.domain == domain && m.pct == pct && string(m.raw) == string(raw) {
 			return m.key, m.id
 		}
 	}
-	k, id := p.internKey(domain, raw, pct)
+	k, id := r.internKey(domain, raw, pct)
 	if pos < 64 {
 		for len(*ms) <= pos {
 			*ms = append(*ms, keyMemo{})
@@ -266,8 +286,8 @@ func (p *parser) statName(memo, pos int, domain byte, raw []byte, pct bool) (str
 // line at the first item that differs, for eachItemFrom, which gives the
 // same result item by item: a memo key holds neither ", " nor ": ", so the
 // item's first ": " follows it, and the value ends at the first ", ".
-func (p *parser) knownItems(memo int, domain byte, b []byte) (int, []byte) {
-	ms := p.memos[memo]
+func (r *statReader) knownItems(memo int, domain byte, b []byte) (int, []byte) {
+	ms := r.memos[memo]
 	pos := 0
 	for ; pos < len(ms) && len(b) > 0; pos++ {
 		m := &ms[pos]
@@ -302,9 +322,9 @@ func (p *parser) knownItems(memo int, domain byte, b []byte) (int, []byte) {
 		if ok {
 			name, id := m.key, m.id
 			if pct != m.pct {
-				name, id = p.statName(memo, pos, domain, b[:k], pct)
+				name, id = r.statName(memo, pos, domain, b[:k], pct)
 			}
-			p.put(name, id, v)
+			r.put(name, id, v)
 		}
 		if end+2 > len(val) {
 			return pos + 1, nil
@@ -330,15 +350,25 @@ func commaSpace(b []byte) int {
 }
 
 // statSGLang reads the rest of an SGLang "Prefill batch"/"Decode batch" line
+// into a sample of the line's process.
+func (p *parser) statSGLang(ps *procState, typ facts.EventType, rest []byte) bool {
+	if hit, ok := p.prepared(preSGLang, typ, rest); hit && !ok || !hit && !p.readSGLang(typ, rest) {
+		return false
+	}
+	p.addSample(ps, typ, nil)
+	return true
+}
+
+// readSGLang reads the rest of an SGLang "Prefill batch"/"Decode batch" line
 // of any punctuation era: ". #running-req: 1, ...", ", #running-req: ...",
 // " [12], #running-req: ...", with or without a trailing ", " or a
-// "timestamp:" item.
-func (p *parser) statSGLang(ps *procState, typ facts.EventType, rest []byte) bool {
-	p.resetKV()
+// "timestamp:" item. It reports whether the sample has a value.
+func (r *statReader) readSGLang(typ facts.EventType, rest []byte) bool {
+	r.resetKV()
 	if len(rest) > 2 && rest[0] == ' ' && rest[1] == '[' {
 		if e := bytes.IndexByte(rest, ']'); e > 0 {
 			if v, n := parseNum(rest[2:e]); n > 0 {
-				p.putc("iter", v)
+				r.putc("iter", v)
 			}
 			rest = rest[e+1:]
 		}
@@ -351,7 +381,7 @@ func (p *parser) statSGLang(ps *procState, typ facts.EventType, rest []byte) boo
 	if typ == facts.EventStatDecode {
 		memo = memoDecode
 	}
-	pos, rest := p.knownItems(memo, 's', rest)
+	pos, rest := r.knownItems(memo, 's', rest)
 	eachItemFrom(pos, rest, func(pos int, key, val []byte) {
 		if len(key) == 0 || string(key) == "timestamp" {
 			return
@@ -360,34 +390,19 @@ func (p *parser) statSGLang(ps *procState, typ facts.EventType, rest []byte) boo
 		if !ok {
 			return
 		}
-		k, id := p.statName(memo, pos, 's', key, pct)
-		p.put(k, id, v)
+		k, id := r.statName(memo, pos, 's', key, pct)
+		r.put(k, id, v)
 	})
-	if len(p.keys) == 0 {
-		return false
-	}
-	p.addSample(ps, typ, nil)
-	return true
+	return len(r.keys) > 0
 }
 
 // statVLLM reads "Avg prompt throughput: 0.0 tokens/s, Avg generation
 // throughput: 41.7 tokens/s, Running: 1 reqs, ..." of every era. head is the
 // "Engine 000" prefix, if any: engines other than 000 get their own stream.
 func (p *parser) statVLLM(ps *procState, typ facts.EventType, head, rest []byte) {
-	p.resetKV()
-	rest = bytes.TrimRight(rest, ". ")
-	pos, rest := p.knownItems(memoVLLM, 'v', rest)
-	eachItemFrom(pos, rest, func(pos int, key, val []byte) {
-		if len(key) == 0 {
-			return
-		}
-		v, pct, ok := statValue(val)
-		if !ok {
-			return
-		}
-		k, id := p.statName(memoVLLM, pos, 'v', key, pct)
-		p.put(k, id, v)
-	})
+	if hit, _ := p.prepared(preVLLM, typ, rest); !hit {
+		p.readVLLM(rest)
+	}
 	var stream []byte
 	if head != nil && !bytes.Equal(head, []byte("Engine 000")) {
 		stream = head
@@ -396,6 +411,23 @@ func (p *parser) statVLLM(ps *procState, typ facts.EventType, head, rest []byte)
 		}
 	}
 	p.addSample(ps, typ, stream)
+}
+
+func (r *statReader) readVLLM(rest []byte) {
+	r.resetKV()
+	rest = bytes.TrimRight(rest, ". ")
+	pos, rest := r.knownItems(memoVLLM, 'v', rest)
+	eachItemFrom(pos, rest, func(pos int, key, val []byte) {
+		if len(key) == 0 {
+			return
+		}
+		v, pct, ok := statValue(val)
+		if !ok {
+			return
+		}
+		k, id := r.statName(memoVLLM, pos, 'v', key, pct)
+		r.put(k, id, v)
+	})
 }
 
 // prefixCacheV0 reads V0's separate "Prefix cache hit rate: GPU: 0.00%,
@@ -425,7 +457,14 @@ var posKeys = func() []string {
 // length: 5.44, ..., Per-position acceptance rate: 0.983, 0.949, ...".
 // Acceptance rates printed as a fraction are stored as percent.
 func (p *parser) statSpec(ps *procState, b []byte) {
-	p.resetKV()
+	if hit, _ := p.prepared(preSpec, facts.EventStatSpecDecode, b); !hit {
+		p.readSpec(b)
+	}
+	p.addSample(ps, facts.EventStatSpecDecode, nil)
+}
+
+func (r *statReader) readSpec(b []byte) {
+	r.resetKV()
 	c := bytes.Index(b, []byte(": "))
 	rest := bytes.TrimRight(b[c+2:], ". ")
 	pos := -1
@@ -434,7 +473,7 @@ func (p *parser) statSpec(ps *procState, b []byte) {
 			// more values of "Per-position acceptance rate"
 			if pos >= 0 && pos < len(posKeys) {
 				if v, n := parseNum(bytes.TrimSpace(val)); n > 0 {
-					p.putc(posKeys[pos], v)
+					r.putc(posKeys[pos], v)
 					pos++
 				}
 			}
@@ -443,7 +482,7 @@ func (p *parser) statSpec(ps *procState, b []byte) {
 		if string(key) == "Per-position acceptance rate" {
 			pos = 0
 			if v, n := parseNum(bytes.TrimSpace(val)); n > 0 {
-				p.putc(posKeys[0], v)
+				r.putc(posKeys[0], v)
 				pos = 1
 			}
 			return
@@ -453,11 +492,10 @@ func (p *parser) statSpec(ps *procState, b []byte) {
 		if !ok {
 			return
 		}
-		name, id := p.statName(memoSpec, at, 'v', key, pct)
+		name, id := r.statName(memoSpec, at, 'v', key, pct)
 		if name == "acceptance_rate_pct" && !pct {
 			v *= 100
 		}
-		p.put(name, id, v)
+		r.put(name, id, v)
 	})
-	p.addSample(ps, facts.EventStatSpecDecode, nil)
 }
