@@ -31,6 +31,26 @@ func (p *parser) procFor(l *line) *procState {
 	default:
 		return p.main
 	}
+	// Runs of lines of one process are the rule.
+	lp := &p.lastProc
+	if lp.ps != nil && (l.ranks != nil) == lp.hasRanks && (l.tag != nil) == lp.hasTag && bytes.Equal(l.ranks, lp.ranks) && bytes.Equal(l.tag, lp.tag) {
+		return lp.ps
+	}
+	ps := p.lookupProc(kind, l)
+	lp.ps, lp.hasRanks, lp.hasTag = ps, l.ranks != nil, l.tag != nil
+	lp.ranks = append(lp.ranks[:0], l.ranks...)
+	lp.tag = append(lp.tag[:0], l.tag...)
+	return ps
+}
+
+// lastProc remembers the process of the last tagged line.
+type lastProc struct {
+	ps               *procState
+	ranks, tag       []byte
+	hasRanks, hasTag bool
+}
+
+func (p *parser) lookupProc(kind byte, l *line) *procState {
 	p.kbuf = append(p.kbuf[:0], kind)
 	if kind == 's' {
 		p.kbuf = append(p.kbuf, l.ranks...)

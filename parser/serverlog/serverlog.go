@@ -108,6 +108,7 @@ type parser struct {
 	main     *procState
 	rank0    *procState
 	kbuf     []byte
+	lastProc lastProc
 	overflow bool
 
 	pendingTag *procState // a line that held only a process tag
@@ -202,13 +203,15 @@ func (p *parser) segment(seg []byte) {
 		if len(bytes.TrimSpace(seg)) == 0 {
 			return
 		}
-		var l line
 		if pl, ok := p.peeled(seg); ok && k == 0 {
-			l = *pl
-		} else {
-			l.reset(seg)
-			peel(&l)
+			// The read-ahead's slot is this line's alone: handle may
+			// change it.
+			seg = p.handle(pl)
+			continue
 		}
+		var l line
+		l.reset(seg)
+		peel(&l)
 		seg = p.handle(&l)
 	}
 }
