@@ -107,7 +107,7 @@ func mdHeader(d *doc, r *Report) {
 }
 
 func headline(r *Report) string {
-	if s := strings.TrimSpace(r.Verdict.Summary); s != "" {
+	if s := strings.TrimSpace(cleanText(r.Verdict.Summary)); s != "" {
 		return s
 	}
 	return "No verdict: the bundle holds too little evidence."
@@ -166,7 +166,7 @@ func actions(r *Report) []action {
 	var out []action
 	seen := map[string]bool{}
 	add := func(a action) {
-		if strings.TrimSpace(a.Remedy) == "" || seen[a.Remedy] {
+		if strings.TrimSpace(cleanText(a.Remedy)) == "" || seen[a.Remedy] {
 			return
 		}
 		seen[a.Remedy] = true

@@ -1051,16 +1051,18 @@ func (p *parser) vllmBackend(ps *procState, lvl facts.Level, b []byte) *facts.Lo
 		}
 	case contains(b, " attention backend out of potential backends"):
 		k := bytes.Index(b, []byte(" attention backend"))
-		f := map[string]any{"backend": string(bytes.Trim(b[len("Using "):k], "'"))}
+		f := map[string]any{"backend": string(bytes.Trim(afterUsing(b[:k]), "'"))}
 		if c := bytes.Index(b, []byte("backends: ")); c >= 0 {
 			f["candidates"] = string(trimDot(b[c+len("backends: "):]))
 		}
 		return p.emit(ps, facts.EventAttentionBackend, lvl, b, f)
 	case bytes.HasSuffix(trimDot(b), []byte(" backend on V1 engine")):
-		name := trimDot(b)[len("Using ") : len(trimDot(b))-len(" backend on V1 engine")]
+		t := trimDot(b)
+		name := afterUsing(t[:len(t)-len(" backend on V1 engine")])
 		return p.emit(ps, facts.EventAttentionBackend, lvl, b, map[string]any{"backend": string(name), "engine_version": "V1"})
 	case bytes.HasSuffix(trimDot(b), []byte(" backend")) && !contains(b, " for ") && !contains(b, "MoE") && !contains(b, "sampling"):
-		name := trimDot(b)[len("Using ") : len(trimDot(b))-len(" backend")]
+		t := trimDot(b)
+		name := afterUsing(t[:len(t)-len(" backend")])
 		if i := bytes.LastIndexByte(name, '.'); i >= 0 {
 			name = name[i+1:] // AttentionBackendEnum.FLASHINFER
 		}
@@ -1070,6 +1072,13 @@ func (p *parser) vllmBackend(ps *procState, lvl facts.Level, b []byte) *facts.Lo
 		return p.emit(ps, facts.EventAttentionBackend, lvl, b, map[string]any{"backend": string(name)})
 	}
 	return nil
+}
+
+// afterUsing strips a leading "Using " from a backend line's head. The
+// fuzzer found "Using backend", whose head is shorter than "Using ".
+func afterUsing(b []byte) []byte {
+	b, _ = bytes.CutPrefix(b, []byte("Using "))
+	return b
 }
 
 // freeMemory reads vLLM's memory summary "Free memory on device
