@@ -59,8 +59,8 @@ func TestBundleFixtures(t *testing.T) {
 	require.NotEmpty(t, wants)
 	for _, w := range wants {
 		dir := strings.TrimSuffix(w, ".want")
-		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-			continue
+		if _, err := os.Stat(dir); err != nil {
+			continue // a .want for a txtar case or a pending bundle
 		}
 		t.Run(strings.TrimPrefix(dir, "../fixtures/"), func(t *testing.T) {
 			c, err := rulestest.LoadDir(dir)

@@ -282,3 +282,16 @@ func truncatedGzip(t *testing.T) []byte {
 	z := gz(t, b.Bytes())
 	return z[:len(z)/2]
 }
+
+// TestRealGPUCapture reads the bundles coroner collect wrote on a real H200
+// machine: every file has a kind and no parse issue.
+func TestRealGPUCapture(t *testing.T) {
+	for _, b := range []string{"h200-workload-jit.tar.zst", "h200-workload-crash.tar.zst"} {
+		r := analyzeJSON(t, "../../fixtures/collect/"+b)
+		require.Greater(t, len(r.Bundle.Sources), 15, b)
+		for _, s := range r.Bundle.Sources {
+			assert.NotEqual(t, "unknown", s.Kind, "%s: %s", b, s.Path)
+			assert.Empty(t, s.Issues, "%s: %s", b, s.Path)
+		}
+	}
+}
