@@ -2,6 +2,8 @@ package rules
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/coroner-dev/coroner/parser/facts"
@@ -22,7 +24,8 @@ store mount often 0.1-0.5 GB/s; a cold page cache on a busy shared disk less.
 The rule measures the rate from the engine's own numbers: SGLang's "Load
 weight end. elapsed=S ..., mem usage=G GB" and vLLM's "Model loading took G
 GiB and S seconds" (per GPU), or, while loading, the seconds per shard of the
-progress bar. It fires below 0.25 GB/s per GPU when loading took over 5
+progress bar, summed over the ranks that read at the same time. It fires
+below 0.25 GB/s when loading took over 5
 minutes, or above 60 s per shard. Processes in D state (uninterruptible
 I/O wait) in a snapshot taken during loading confirm it.
 
@@ -60,18 +63,21 @@ func runStorage(p *Pass) {
 		if download > 0 && download < secs {
 			secs -= download
 		}
-		rate := gb / secs
+		// Every rank of a node reads its share at the same time from the
+		// same disk: the disk's rate is the sum over the node's ranks.
+		ranks := ranksPerNode(idx)
+		rate := gb * float64(ranks) / secs
 		if rate >= 0.25 || secs < 300 {
 			if secs >= 60 && rate >= 0.25 {
-				p.RuleOut(fmt.Sprintf("weights loaded at %.2f GB/s per GPU (%.1f GB in %s)", rate, gb, humanDuration(time.Duration(secs*float64(time.Second)))), Ev(e))
+				p.RuleOut(fmt.Sprintf("weights loaded at %.2f GB/s (%.1f GB per GPU on %d GPU(s) in %s)", rate, gb, ranks, humanDuration(time.Duration(secs*float64(time.Second)))), Ev(e))
 			}
 			return
 		}
 		ev := []Evidence{Ev(e)}
 		ev = append(ev, dStateWorkers(idx)...)
 		p.Report(Finding{
-			Message: fmt.Sprintf("Weights loaded at %.2f GB/s per GPU: %.1f GB in %s (%s). A local NVMe disk reads 2-7 GB/s; this is network-storage or contended-disk speed.",
-				rate, gb, humanDuration(time.Duration(secs*float64(time.Second))), e.Src),
+			Message: fmt.Sprintf("Weights loaded at %.2f GB/s: %.1f GB per GPU on %d GPU(s) in %s (%s). A local NVMe disk reads 2-7 GB/s; this is network-storage or contended-disk speed.",
+				rate, gb, ranks, humanDuration(time.Duration(secs*float64(time.Second))), e.Src),
 			Remedy:     "Copy the checkpoint to local NVMe (or warm the page cache with `vmtouch -t` / `cat *.safetensors > /dev/null`) before starting; for object stores use a streaming loader (--load-format runai_streamer).",
 			Evidence:   ev,
 			Confidence: 0.6,
@@ -112,4 +118,27 @@ func dStateWorkers(idx *Index) []Evidence {
 		}
 	}
 	return out
+}
+
+// ranksPerNode is how many ranks read weights on one machine: the tensor
+// parallel size divided over the nodes the evidence shows (nnodes, or the
+// distinct hosts of Ray workers), at least 1.
+func ranksPerNode(idx *Index) int {
+	tp := max(1, tensorParallel(idx))
+	nodes := 1
+	if s, ok := idx.Setting("nnodes"); ok {
+		if n, err := strconv.Atoi(strings.Trim(s.Value, `'"`)); err == nil && n > 1 {
+			nodes = n
+		}
+	}
+	hosts := map[string]bool{}
+	for _, l := range idx.Facts.Logs {
+		for _, pl := range l.Procs {
+			if pl.Proc.Host != "" {
+				hosts[pl.Proc.Host] = true
+			}
+		}
+	}
+	nodes = max(nodes, len(hosts))
+	return max(1, tp/nodes)
 }

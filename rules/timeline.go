@@ -130,6 +130,13 @@ func procTimelines(f *facts.Facts) []*ProcTimeline {
 				events = append(events, &facts.LogEvent{Src: b.FirstSrc, Time: b.Time, Proc: proc, Type: facts.EventGraphProgress})
 			}
 		}
+		// Stat lines live in series, not events: the first of each says its
+		// process was serving.
+		for _, ser := range l.Series {
+			if ser.First != nil && !ser.First.Time.IsZero() {
+				events = append(events, &facts.LogEvent{Src: ser.First.Src, Time: ser.First.Time, Proc: ser.Proc, Type: ser.Type})
+			}
+		}
 		sort.SliceStable(events, func(i, j int) bool { return events[i].Src.Line < events[j].Src.Line })
 		for _, e := range events {
 			ph, ok := phaseOf[e.Type]
@@ -145,6 +152,7 @@ func procTimelines(f *facts.Facts) []*ProcTimeline {
 			pt.advance(ph, e)
 		}
 		handOff(byKey, order)
+		readyAll(l, byKey, order)
 		for _, k := range order {
 			pt := byKey[k]
 			if len(pt.Spans) > 0 {
@@ -289,4 +297,36 @@ func loadingPeers(l *facts.Log, drawer facts.Proc, line int) []facts.Proc {
 		out = append(out, begun[k])
 	}
 	return out
+}
+
+// readyAll moves every process of the log into serving at the ready line:
+// the engine answers as a whole, and only rank 0 prints the stat lines that
+// would show the others serving.
+func readyAll(l *facts.Log, byKey map[string]*ProcTimeline, order []string) {
+	var ready *facts.LogEvent
+	for _, e := range l.Events {
+		if e.Type == facts.EventReady && !e.Time.IsZero() {
+			ready = e
+			break
+		}
+	}
+	if ready == nil {
+		return
+	}
+	for _, k := range order {
+		pt := byKey[k]
+		n := len(pt.Spans)
+		if n == 0 {
+			continue
+		}
+		last := &pt.Spans[n-1]
+		if !last.End.IsZero() || last.Phase.Order() >= PhaseServing.Order() || last.Phase.Order() < PhasePostWeights.Order() {
+			continue
+		}
+		if ready.Time.Before(last.Start) {
+			continue
+		}
+		last.End = ready.Time
+		pt.Spans = append(pt.Spans, Span{Process: pt.Key, Phase: PhaseServing, Start: ready.Time, Evidence: ready.Src})
+	}
 }

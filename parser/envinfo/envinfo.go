@@ -82,12 +82,18 @@ func headLines(head []byte, max int) []string {
 // secretWords mark a variable or flag whose value must not be kept.
 var secretWords = []string{"TOKEN", "KEY", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "COOKIE", "PRIVATE"}
 
-// IsSecretName reports a name (env var or flag, any case) that holds a secret.
+// IsSecretName reports a name (env var or flag, any case) that holds a
+// secret. Words are matched at the end of a name's parts (HF_TOKEN, APIKEY,
+// --api-key), not anywhere: tokenizer_path, max_total_tokens and
+// num_draft_tokens are settings, not secrets.
 func IsSecretName(name string) bool {
 	u := strings.ToUpper(name)
-	for _, w := range secretWords {
-		if strings.Contains(u, w) {
-			return true
+	parts := strings.FieldsFunc(u, func(r rune) bool { return !(r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') })
+	for _, part := range parts {
+		for _, w := range secretWords {
+			if strings.HasSuffix(part, w) || strings.HasSuffix(part, w+"S") && w == "CREDENTIAL" {
+				return true
+			}
 		}
 	}
 	return false
