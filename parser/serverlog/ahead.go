@@ -124,7 +124,8 @@ func sameStrings(a, b []string) bool {
 		return false
 	}
 	for i := range a {
-		if a[i] != b[i] {
+		// Interned keys: the same pointer settles it.
+		if (unsafe.StringData(a[i]) != unsafe.StringData(b[i]) || len(a[i]) != len(b[i])) && a[i] != b[i] {
 			return false
 		}
 	}
@@ -149,7 +150,8 @@ func (p *parser) prepared(k preKind, typ facts.EventType, rest []byte) (hit, ok 
 }
 
 // peeled returns the read-ahead's taking apart of seg, if seg is the
-// current line's first record as it was prepared.
+// current line as it was prepared (the slot is this line's alone: handle
+// may change it).
 func (p *parser) peeled(seg []byte) (*line, bool) {
 	pre := p.pre
 	if pre == nil || !pre.peeled || len(pre.l.seg) != len(seg) || unsafe.SliceData(pre.l.seg) != unsafe.SliceData(seg) {

@@ -176,3 +176,35 @@ func TestParseNumShortDecimals(t *testing.T) {
 		require.Equal(t, wv, v, "%q", b)
 	}
 }
+
+// TestParseDateTimeMatchesItsParts checks the one-pass reading of
+// "YYYY-MM-DD HH:MM:SS" against parseDate and parseClock.
+func TestParseDateTimeMatchesItsParts(t *testing.T) {
+	r := rand.New(rand.NewPCG(2, 3))
+	base := []byte("2025-12-31 23:59:59.123456")
+	for range 200000 {
+		b := append([]byte(nil), base[:19+r.IntN(8)]...)
+		for range r.IntN(3) {
+			b[r.IntN(len(b))] = "0123456789-: T.x/"[r.IntN(17)]
+		}
+		sep := byte(' ')
+		if r.IntN(4) == 0 {
+			sep = 'T'
+		}
+		got, n := parseDateTime(b, sep)
+		var want stamp
+		ok := len(b) >= 19 && b[10] == sep && parseDate(b, 0, &want) && parseClock(b, 11, &want)
+		if !ok {
+			require.False(t, got.ok, "%q", b)
+			require.Zero(t, n, "%q", b)
+			continue
+		}
+		i := 19
+		if i+1 < len(b) && (b[i] == '.' || b[i] == ',') && b[i+1] >= '0' && b[i+1] <= '9' {
+			want.nsec, i = fraction(b, i+1)
+		}
+		want.ok = want.valid()
+		require.Equal(t, want, got, "%q", b)
+		require.Equal(t, i, n, "%q", b)
+	}
+}

@@ -152,6 +152,15 @@ func (p *parser) physical() {
 	p.lineNo = p.in.Line()
 	p.log.Lines = p.lineNo
 	p.bad = !p.in.CheckUTF8()
+	if pl, ok := p.peeled(raw); ok {
+		// The read-ahead found the line not blank, without ESC and '\r':
+		// one record, already taken apart.
+		p.log.LastSrc = p.in.Src()
+		if rest := p.handle(pl); len(rest) > 0 {
+			p.segment(rest, 1)
+		}
+		return
+	}
 	if len(bytes.TrimSpace(raw)) > 0 {
 		p.log.LastSrc = p.in.Src()
 	}
@@ -166,7 +175,7 @@ func (p *parser) physical() {
 			seg = raw[:i]
 		}
 		if len(seg) > 0 {
-			p.segment(seg)
+			p.segment(seg, 0)
 		}
 		if i < 0 {
 			break
@@ -198,16 +207,11 @@ func stripANSI(dst, b []byte) []byte {
 
 // segment handles one "\r"-separated piece of a line, which may itself end
 // in a progress bar glued to the next record.
-func (p *parser) segment(seg []byte) {
-	for k := 0; k < 64 && len(seg) > 0; k++ {
+// k counts the records of the segment handled before.
+func (p *parser) segment(seg []byte, k int) {
+	for ; k < 64 && len(seg) > 0; k++ {
 		if len(bytes.TrimSpace(seg)) == 0 {
 			return
-		}
-		if pl, ok := p.peeled(seg); ok && k == 0 {
-			// The read-ahead's slot is this line's alone: handle may
-			// change it.
-			seg = p.handle(pl)
-			continue
 		}
 		var l line
 		l.reset(seg)

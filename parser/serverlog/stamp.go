@@ -80,9 +80,25 @@ func parseDate(b []byte, i int, s *stamp) bool {
 // with an optional fraction after '.' or ','. It returns the index after it.
 func parseDateTime(b []byte, sep byte) (stamp, int) {
 	var s stamp
-	if len(b) < 19 || b[10] != sep || !parseDate(b, 0, &s) || !parseClock(b, 11, &s) {
+	if len(b) < 19 || b[4] != '-' || b[7] != '-' || b[10] != sep || b[13] != ':' || b[16] != ':' {
 		return s, 0
 	}
+	// Every line of an SGLang log starts with one: the fourteen digits
+	// are checked at once, then read.
+	b = b[:len(b):len(b)]
+	d := [14]byte{b[0] - '0', b[1] - '0', b[2] - '0', b[3] - '0', b[5] - '0', b[6] - '0', b[8] - '0', b[9] - '0',
+		b[11] - '0', b[12] - '0', b[14] - '0', b[15] - '0', b[17] - '0', b[18] - '0'}
+	for _, x := range d {
+		if x > 9 {
+			return s, 0
+		}
+	}
+	s.year = int(d[0])*1000 + int(d[1])*100 + int(d[2])*10 + int(d[3])
+	s.month = int(d[4])*10 + int(d[5])
+	s.day = int(d[6])*10 + int(d[7])
+	s.hour = int(d[8])*10 + int(d[9])
+	s.min = int(d[10])*10 + int(d[11])
+	s.sec = int(d[12])*10 + int(d[13])
 	i := 19
 	if i+1 < len(b) && (b[i] == '.' || b[i] == ',') && b[i+1] >= '0' && b[i+1] <= '9' {
 		s.nsec, i = fraction(b, i+1)
