@@ -36,12 +36,7 @@ kernels (sgl-kernel, vLLM's _C), flashinfer and Triton.`,
 
 func runArch(p *Pass) {
 	idx := p.Index
-	var ms []SigMatch
-	for _, m := range idx.Matches(p.Rule.ID) {
-		if !m.AfterShutdown {
-			ms = append(ms, m)
-		}
-	}
+	ms := idx.LiveMatches(p.Rule.ID)
 	if len(ms) == 0 {
 		return
 	}

@@ -228,3 +228,15 @@ func (idx *Index) Matches(owner string, ids ...string) []SigMatch {
 	}
 	return out
 }
+
+// LiveMatches is Matches(owner) without the matches that are shutdown
+// noise.
+func (idx *Index) LiveMatches(owner string) []SigMatch {
+	var out []SigMatch
+	for _, m := range idx.Matches(owner) {
+		if !m.AfterShutdown {
+			out = append(out, m)
+		}
+	}
+	return out
+}

@@ -46,12 +46,7 @@ Other processes on the GPU (nvidia-smi's process list) shrink what is free.`,
 
 func runGPUOOM(p *Pass) {
 	idx := p.Index
-	var ms []SigMatch
-	for _, m := range idx.Matches(p.Rule.ID) {
-		if !m.AfterShutdown {
-			ms = append(ms, m)
-		}
-	}
+	ms := idx.LiveMatches(p.Rule.ID)
 	if len(ms) == 0 {
 		return
 	}

@@ -97,13 +97,8 @@ func runJIT(p *Pass) {
 	idx, st := p.Index, &p.Index.State
 
 	// A failed build is a crash with cause jit-compile.
-	if ms := idx.Matches(p.Rule.ID); len(ms) > 0 {
-		var live []SigMatch
-		for _, m := range ms {
-			if !m.AfterShutdown {
-				live = append(live, m)
-			}
-		}
+	{
+		live := idx.LiveMatches(p.Rule.ID)
 		if len(live) > 0 {
 			m := live[0]
 			var ev []Evidence

@@ -42,12 +42,7 @@ collective after it.`,
 
 func runNCCL(p *Pass) {
 	idx, st := p.Index, &p.Index.State
-	var ms []SigMatch
-	for _, m := range idx.Matches(p.Rule.ID) {
-		if !m.AfterShutdown {
-			ms = append(ms, m)
-		}
-	}
+	ms := idx.LiveMatches(p.Rule.ID)
 	warns := idx.Events(facts.EventNCCLWarn)
 	shm := smallSHM(idx)
 	if len(ms) > 0 || len(warns) > 0 {
