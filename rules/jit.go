@@ -97,34 +97,31 @@ func runJIT(p *Pass) {
 	idx, st := p.Index, &p.Index.State
 
 	// A failed build is a crash with cause jit-compile.
-	{
-		live := idx.LiveMatches(p.Rule.ID)
-		if len(live) > 0 {
-			m := live[0]
-			var ev []Evidence
-			for i, x := range live {
-				if i < 5 {
-					ev = append(ev, Evidence{Src: x.Src, Text: x.Text})
-				}
+	if live := idx.LiveMatches(p.Rule.ID); len(live) > 0 {
+		m := live[0]
+		var ev []Evidence
+		for i, x := range live {
+			if i < 5 {
+				ev = append(ev, Evidence{Src: x.Src, Text: x.Text})
 			}
-			phase := Phase("")
-			if m.Log != nil && m.Event != nil {
-				phase = idx.PhaseAt(m.Log, m.Event.Proc, m.Src.Line)
-			}
-			p.Report(Finding{
-				Title:      "kernel JIT build failed",
-				Severity:   SeverityCritical,
-				Message:    fmt.Sprintf("A kernel JIT build failed at %s: %s.", m.Src, m.Text),
-				Remedy:     "Read the compiler error above the failure. Common fixes: a CUDA toolkit that supports the GPU (12.8+ for SM120, 12.9+ for SM121), clearing the JIT cache (~/.cache/flashinfer, ~/.triton/cache, ~/.cache/torch_extensions), lowering MAX_JOBS when the compiler was killed for memory, or installing prebuilt kernels (flashinfer-jit-cache, sgl-kernel for the GPU).",
-				Evidence:   ev,
-				Confidence: m.Sig.Confidence,
-				Outcome:    OutcomeCrashed,
-				Phase:      phase,
-				Cause:      true,
-				Why:        "a compiler error ended the run: " + m.Text,
-			})
-			return
 		}
+		phase := Phase("")
+		if m.Log != nil && m.Event != nil {
+			phase = idx.PhaseAt(m.Log, m.Event.Proc, m.Src.Line)
+		}
+		p.Report(Finding{
+			Title:      "kernel JIT build failed",
+			Severity:   SeverityCritical,
+			Message:    period(fmt.Sprintf("A kernel JIT build failed at %s: %s", m.Src, m.Text)),
+			Remedy:     "Read the compiler error above the failure. Common fixes: a CUDA toolkit that supports the GPU (12.8+ for SM120, 12.9+ for SM121), clearing the JIT cache (~/.cache/flashinfer, ~/.triton/cache, ~/.cache/torch_extensions), lowering MAX_JOBS when the compiler was killed for memory, or installing prebuilt kernels (flashinfer-jit-cache, sgl-kernel for the GPU).",
+			Evidence:   ev,
+			Confidence: m.Sig.Confidence,
+			Outcome:    OutcomeCrashed,
+			Phase:      phase,
+			Cause:      true,
+			Why:        "a compiler error ended the run: " + m.Text,
+		})
+		return
 	}
 	for _, k := range idx.Facts.Kernel {
 		if (k.Type == facts.KernelSegfault || k.Type == facts.KernelOOMKill) && isCompilerName(k.Comm) {
