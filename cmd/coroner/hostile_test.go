@@ -137,10 +137,10 @@ func TestMislabelledFiles(t *testing.T) {
 	}
 	invalid := append([]byte("[2026-02-10 00:28:05 TP0] Load weight begin. avail mem=93.47 GB\n[2026-02-10 00:28:06 TP0] bad \xff\xfe bytes\n"), 0)
 	ms := []member{
-		{name: "nvidia-smi-q.txt", data: seed["ps_aux.txt"]},     // a ps snapshot under a GPU name
-		{name: "ps_aux.txt", data: seed["server.log"]},           // a server log under a ps name
+		{name: "nvidia-smi-q.txt", data: seed["ps_aux.txt"]},      // a ps snapshot under a GPU name
+		{name: "ps_aux.txt", data: seed["server.log"]},            // a server log under a ps name
 		{name: "server.log", data: bytes.Repeat([]byte{0}, 4096)}, // NUL-filled
-		{name: "meminfo.txt", data: invalid},                     // a log with invalid UTF-8 and a NUL
+		{name: "meminfo.txt", data: invalid},                      // a log with invalid UTF-8 and a NUL
 		{name: "query-gpu.csv", data: []byte("this is not,a csv,of nvidia-smi\nat all\n")},
 	}
 	r, out := analyzeBytes(t, zst(t, tarBytes(t, ms)))
