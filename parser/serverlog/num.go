@@ -21,6 +21,9 @@ func parseNum(b []byte) (v float64, n int) {
 		m = m*10 + uint64(b[i]-'0')
 		i++
 	}
+	if i == 0 && (len(b) == 0 || b[0] != '-' && b[0] != '+') {
+		return 0, 0 // "True", a word: no number
+	}
 	if i > 0 && i <= 14 {
 		if i == len(b) {
 			return float64(m), i
