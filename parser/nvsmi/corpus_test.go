@@ -231,8 +231,8 @@ func TestCorpusFacts(t *testing.T) {
 		p := sniffParse(t, corpus+"h200-x2/nvidia-smi-L.txt")
 		f := corpus + "h200-x2/nvidia-smi-L.txt"
 		assert.Equal(t, []*facts.GPUListEntry{
-			{Src: facts.Source{File: f, Line: 1}, Index: 0, Name: "NVIDIA H200", UUID: "GPU-00000000-1111-2222-3333-000000000001"},
-			{Src: facts.Source{File: f, Line: 2}, Index: 1, Name: "NVIDIA H200", UUID: "GPU-00000000-1111-2222-3333-000000000002"},
+			{Src: facts.Source{File: f, Line: 1}, Index: 0, Name: "NVIDIA H200", UUID: "GPU-00000000-1111-2222-3333-000000000001", Arch: "Hopper", CC: "9.0"},
+			{Src: facts.Source{File: f, Line: 2}, Index: 1, Name: "NVIDIA H200", UUID: "GPU-00000000-1111-2222-3333-000000000002", Arch: "Hopper", CC: "9.0"},
 		}, p.out.GPUList)
 	})
 

@@ -359,8 +359,8 @@ func TestList(t *testing.T) {
 	assert.Equal(t, facts.KindNvidiaSMIList, p.kind)
 	assert.Empty(t, p.issues)
 	assert.Equal(t, []*facts.GPUListEntry{
-		{Src: facts.Source{File: path, Line: 1}, Index: 0, Name: "NVIDIA A100-SXM4-80GB", UUID: "GPU-4e1f7a2c-93d0-4b8e-a1c2-d3e4f5a6b7c8"},
-		{Src: facts.Source{File: path, Line: 4}, Index: 1, Name: "NVIDIA A100-SXM4-80GB", UUID: "GPU-9f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a"},
+		{Src: facts.Source{File: path, Line: 1}, Index: 0, Name: "NVIDIA A100-SXM4-80GB", UUID: "GPU-4e1f7a2c-93d0-4b8e-a1c2-d3e4f5a6b7c8", Arch: "Ampere", CC: "8.0"},
+		{Src: facts.Source{File: path, Line: 4}, Index: 1, Name: "NVIDIA A100-SXM4-80GB", UUID: "GPU-9f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a", Arch: "Ampere", CC: "8.0"},
 	}, p.out.GPUList)
 
 	p = parseString("l.txt", "GPU 0: Tesla K80\nNo devices were found\nwhat\n", facts.KindNvidiaSMIList)
