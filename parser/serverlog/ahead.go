@@ -136,17 +136,14 @@ func (pre *prepared) set(k preKind, typ facts.EventType, rest []byte) {
 	pre.stat, pre.typ, pre.rest = k, typ, rest
 }
 
-// prepared reports whether the read-ahead read the sample of these very
-// bytes (the same memory, so the same line and item), and if so puts it in
-// the parser's sample and tells whether it had a value.
-func (p *parser) prepared(k preKind, typ facts.EventType, rest []byte) (hit, ok bool) {
+// prepared returns the sample that the read-ahead read from these very
+// bytes (the same memory, so the same line and item), nil if it read none.
+func (p *parser) prepared(k preKind, typ facts.EventType, rest []byte) *prepared {
 	pre := p.pre
 	if pre == nil || pre.stat != k || pre.typ != typ || len(pre.rest) != len(rest) || unsafe.SliceData(pre.rest) != unsafe.SliceData(rest) {
-		return false, false
+		return nil
 	}
-	p.keys = append(p.keys[:0], pre.keys...)
-	p.vals = append(p.vals[:0], pre.vals[:len(pre.keys)]...)
-	return true, pre.ok
+	return pre
 }
 
 // peeled returns the read-ahead's taking apart of seg, if seg is the

@@ -95,6 +95,20 @@ func benchParse(b *testing.B, data []byte, kind facts.Kind) {
 func BenchmarkSGLangTP8Decode(b *testing.B) { benchParse(b, genSGLang(400000), facts.KindSGLangLog) }
 func BenchmarkVLLMV1Tagged(b *testing.B)    { benchParse(b, genVLLM(400000), facts.KindVLLMLog) }
 
+// The same on one goroutine, without the read-ahead: what a file under
+// aheadAfter costs, and what the second goroutine gains.
+func BenchmarkSGLangTP8DecodeOneGoroutine(b *testing.B) {
+	defer func(a int64) { aheadAfter = a }(aheadAfter)
+	aheadAfter = -1
+	benchParse(b, genSGLang(400000), facts.KindSGLangLog)
+}
+
+func BenchmarkVLLMV1TaggedOneGoroutine(b *testing.B) {
+	defer func(a int64) { aheadAfter = a }(aheadAfter)
+	aheadAfter = -1
+	benchParse(b, genVLLM(400000), facts.KindVLLMLog)
+}
+
 // TestSteadyStateAllocs checks that stat lines and unrecognized lines cost no
 // allocation once the parser is warm: doubling the input adds (almost) none.
 func TestSteadyStateAllocs(t *testing.T) {

@@ -3,6 +3,7 @@ package serverlog
 import (
 	"bytes"
 	"fmt"
+	"runtime"
 	"sort"
 	"strings"
 	"time"
@@ -56,7 +57,7 @@ func Parse(in *textio.Input, kind facts.Kind, out *facts.Facts) {
 	p := newParser(in, kind, out)
 	for in.Scan() {
 		p.physical()
-		if aheadAfter >= 0 && in.BytesRead() >= aheadAfter {
+		if aheadAfter >= 0 && in.BytesRead() >= aheadAfter && runtime.GOMAXPROCS(0) > 1 {
 			p.parseAhead(in)
 			break
 		}

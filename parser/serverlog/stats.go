@@ -87,11 +87,20 @@ func (r *statReader) keyID(k string) int {
 
 // addSample adds the sample as one of the current line.
 func (p *parser) addSample(ps *procState, typ facts.EventType, stream []byte) {
-	if len(p.keys) == 0 {
+	p.addPairs(ps, typ, stream, p.keys, p.vals)
+}
+
+// addPrepared adds the read-ahead's sample as one of the current line.
+func (p *parser) addPrepared(ps *procState, typ facts.EventType, stream []byte, pre *prepared) {
+	p.addPairs(ps, typ, stream, pre.keys, pre.vals[:len(pre.keys)])
+}
+
+func (p *parser) addPairs(ps *procState, typ facts.EventType, stream []byte, keys []string, vals []float64) {
+	if len(keys) == 0 {
 		return
 	}
 	s := p.series(ps, typ, stream)
-	s.AddPairs(facts.Source{File: p.in.Path, Line: p.lineNo}, p.t, p.keys, p.vals)
+	s.AddPairs(facts.Source{File: p.in.Path, Line: p.lineNo}, p.t, keys, vals)
 }
 
 // internKey returns the normalized name of a stat key and its number;
@@ -352,7 +361,14 @@ func commaSpace(b []byte) int {
 // statSGLang reads the rest of an SGLang "Prefill batch"/"Decode batch" line
 // into a sample of the line's process.
 func (p *parser) statSGLang(ps *procState, typ facts.EventType, rest []byte) bool {
-	if hit, ok := p.prepared(preSGLang, typ, rest); hit && !ok || !hit && !p.readSGLang(typ, rest) {
+	if pre := p.prepared(preSGLang, typ, rest); pre != nil {
+		if !pre.ok {
+			return false
+		}
+		p.addPrepared(ps, typ, nil, pre)
+		return true
+	}
+	if !p.readSGLang(typ, rest) {
 		return false
 	}
 	p.addSample(ps, typ, nil)
@@ -400,9 +416,6 @@ func (r *statReader) readSGLang(typ facts.EventType, rest []byte) bool {
 // throughput: 41.7 tokens/s, Running: 1 reqs, ..." of every era. head is the
 // "Engine 000" prefix, if any: engines other than 000 get their own stream.
 func (p *parser) statVLLM(ps *procState, typ facts.EventType, head, rest []byte) {
-	if hit, _ := p.prepared(preVLLM, typ, rest); !hit {
-		p.readVLLM(rest)
-	}
 	var stream []byte
 	if head != nil && !bytes.Equal(head, []byte("Engine 000")) {
 		stream = head
@@ -410,6 +423,11 @@ func (p *parser) statVLLM(ps *procState, typ facts.EventType, head, rest []byte)
 			stream = []byte("aggregated")
 		}
 	}
+	if pre := p.prepared(preVLLM, typ, rest); pre != nil {
+		p.addPrepared(ps, typ, stream, pre)
+		return
+	}
+	p.readVLLM(rest)
 	p.addSample(ps, typ, stream)
 }
 
@@ -457,9 +475,11 @@ var posKeys = func() []string {
 // length: 5.44, ..., Per-position acceptance rate: 0.983, 0.949, ...".
 // Acceptance rates printed as a fraction are stored as percent.
 func (p *parser) statSpec(ps *procState, b []byte) {
-	if hit, _ := p.prepared(preSpec, facts.EventStatSpecDecode, b); !hit {
-		p.readSpec(b)
+	if pre := p.prepared(preSpec, facts.EventStatSpecDecode, b); pre != nil {
+		p.addPrepared(ps, facts.EventStatSpecDecode, nil, pre)
+		return
 	}
+	p.readSpec(b)
 	p.addSample(ps, facts.EventStatSpecDecode, nil)
 }
 
