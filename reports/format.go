@@ -120,7 +120,9 @@ func mdRich(s string) string {
 
 // blockSafe keeps text that starts a markdown line from starting a block:
 // a leading "#", ">", "-", "+", "=" or "1." would make a heading, a quote,
-// a list or a rule of it; four leading spaces a code block.
+// a list or a rule of it; four leading spaces a code block; three backticks
+// or tildes a fence (renderers differ on whether "```x```" opens one, so
+// none is risked).
 func blockSafe(md string) string {
 	md = strings.TrimLeft(md, " ")
 	if md == "" {
@@ -128,6 +130,9 @@ func blockSafe(md string) string {
 	}
 	switch md[0] {
 	case '#', '>', '-', '+', '=':
+		return "\\" + md
+	}
+	if strings.HasPrefix(md, "```") || strings.HasPrefix(md, "~~~") {
 		return "\\" + md
 	}
 	i := 0

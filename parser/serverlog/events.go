@@ -720,7 +720,8 @@ func (p *parser) table(l *line, ps *procState, lvl facts.Level, b []byte, bare b
 	case 'r':
 		switch {
 		case has(b, "reading GPU P2P access cache from"):
-			return p.emit(ps, facts.EventP2P, lvl, b, map[string]any{"cache": string(trimDot(b[len("reading GPU P2P access cache from "):]))}), false
+			rest, _ := bytes.CutPrefix(b, []byte("reading GPU P2P access cache from"))
+			return p.emit(ps, facts.EventP2P, lvl, b, map[string]any{"cache": string(trimDot(bytes.TrimLeft(rest, " ")))}), false
 		case has(b, "rank ") && contains(b, " is assigned as "):
 			return p.rankAssigned(ps, lvl, b), false
 		}
