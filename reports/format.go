@@ -75,7 +75,14 @@ func mdInline(s string) string {
 			b.WriteRune(r)
 		}
 	}
-	return b.String()
+	out := b.String()
+	// Text that may follow a list marker or start a line must not start a
+	// nested list or a thematic break ("- --" is one); a lone "-" (a cell
+	// with nothing to say) is harmless.
+	if len(out) >= 2 && (out[0] == '-' || out[0] == '+') && (out[1] == '-' || out[1] == '+' || out[1] == ' ') {
+		out = `\` + out
+	}
+	return out
 }
 
 func wordByte(s string, i int) bool {

@@ -353,7 +353,7 @@ func (p *parser) table(l *line, ps *procState, lvl facts.Level, b []byte, bare b
 			return p.emit(ps, facts.EventDistInitBegin, lvl, b, nil), false
 		case has(b, "Init torch distributed ends"):
 			f := map[string]any{}
-			kvEq(b[len("Init torch distributed ends."):], f)
+			kvEq(afterPrefix(b, "Init torch distributed ends."), f)
 			return p.emit(ps, facts.EventDistInitEnd, lvl, b, f), false
 		case has(b, "Initializing a V1 LLM engine"), has(b, "Initializing a V0 LLM engine"), has(b, "Initializing an LLM engine"):
 			return p.engineInit(ps, lvl, b), false
@@ -391,7 +391,7 @@ func (p *parser) table(l *line, ps *procState, lvl facts.Level, b []byte, bare b
 			return p.emit(ps, facts.EventLoadBegin, lvl, b, f), false
 		case has(b, "Load weight end"):
 			f := map[string]any{}
-			kvEq(b[len("Load weight end."):], f)
+			kvEq(afterPrefix(b, "Load weight end."), f)
 			return p.emit(ps, facts.EventLoadEnd, lvl, b, f), false
 		case has(b, "Loading weights took"):
 			f := map[string]any{"stage": "weights"}
@@ -1073,6 +1073,14 @@ func (p *parser) vllmBackend(ps *procState, lvl facts.Level, b []byte) *facts.Lo
 		return p.emit(ps, facts.EventAttentionBackend, lvl, b, map[string]any{"backend": string(name)})
 	}
 	return nil
+}
+
+// afterPrefix returns what follows prefix in b, or what follows its longest
+// part that b holds: a line cut short ("Init torch distributed ends", the
+// fuzzer found) has nothing after it.
+func afterPrefix(b []byte, prefix string) []byte {
+	n := min(len(prefix), len(b))
+	return b[n:]
 }
 
 // afterUsing strips a leading "Using " from a backend line's head. The
