@@ -16,6 +16,11 @@ import (
 // a negative value turns the read-ahead off.
 var aheadAfter int64 = 4 << 20
 
+// aheadAlways makes the read-ahead read every stat line, as when it is
+// ahead of the parser; tests set it so that they see that path whatever
+// the timing.
+var aheadAlways bool
+
 // prepared is what the read-ahead goroutine made of a line. Everything in
 // it depends on the line's bytes alone, so the parser takes it instead of
 // doing the same work, where it would reach the same bytes.
@@ -59,7 +64,10 @@ type preparer struct {
 }
 
 // prep fills pre for line: it must set every field that the parser reads.
-func (q *preparer) prep(raw []byte, pre *prepared) {
+// When the parser waits for it (ahead is false), it leaves the stat items
+// to the parser: reading them is most of its work, and the two goroutines
+// then share it as they keep up with each other.
+func (q *preparer) prep(raw []byte, pre *prepared, ahead bool) {
 	pre.peeled, pre.stat = false, preNone
 	if bytes.IndexByte(raw, 0x1b) >= 0 || bytes.IndexByte(raw, '\r') >= 0 || len(bytes.TrimSpace(raw)) == 0 {
 		return
@@ -68,7 +76,7 @@ func (q *preparer) prep(raw []byte, pre *prepared) {
 	l.reset(raw)
 	peel(l)
 	pre.peeled = true
-	if l.tagOnly {
+	if l.tagOnly || !ahead && !aheadAlways {
 		return
 	}
 	// What handle and table will do with the body, for the stat lines.

@@ -81,8 +81,14 @@ func TestReadAheadChangesNothing(t *testing.T) {
 		t.Run(in.name, func(t *testing.T) {
 			head := in.data[:min(len(in.data), 8192)]
 			kind, _ := Sniff(in.name, head)
-			// From the first line on, and from the middle of the file.
-			for _, after := range []int64{0, int64(len(in.data) / 2)} {
+			// From the first line on, and from the middle of the file;
+			// with stat lines read ahead always, and as the timing goes.
+			for _, c := range []struct {
+				after  int64
+				always bool
+			}{{0, true}, {int64(len(in.data) / 2), true}, {0, false}} {
+				after := c.after
+				aheadAlways = c.always
 				seq, par := parseBoth(t, in.data, kind, in.maxLine, after)
 				assert.Equal(t, seq.issues, par.issues)
 				assert.Equal(t, [5]int{seq.lines, seq.nuls, seq.nulLine, seq.bad, seq.badLine}, [5]int{par.lines, par.nuls, par.nulLine, par.bad, par.badLine})
@@ -91,6 +97,7 @@ func TestReadAheadChangesNothing(t *testing.T) {
 					assert.Equal(t, dump(seq.facts), dump(par.facts))
 				}
 			}
+			aheadAlways = false
 		})
 	}
 }

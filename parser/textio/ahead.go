@@ -19,7 +19,7 @@ package textio
 // The line bytes and the slot stay valid until the next Scan.
 type Ahead[T any] struct {
 	in   *Input
-	prep func(line []byte, slot *T)
+	prep func(line []byte, slot *T, ahead bool)
 
 	full chan *batch[T] // read and prepared, in order; closed at the end
 	free chan *batch[T]
@@ -66,7 +66,12 @@ type aheadSource interface {
 
 // ReadAhead starts reading in on another goroutine. The caller must Close
 // the Ahead (a deferred Close also stops the reader if the caller panics).
-func ReadAhead[T any](in *Input, prep func(line []byte, slot *T)) *Ahead[T] {
+//
+// prep's last argument tells whether the reader is ahead: whether the
+// caller has a batch waiting. When it is not, the reader is what the caller
+// waits for, and prep may leave work that the caller can do as well to the
+// caller, so that the two goroutines share the work evenly.
+func ReadAhead[T any](in *Input, prep func(line []byte, slot *T, ahead bool)) *Ahead[T] {
 	a := &Ahead[T]{
 		in:   in,
 		prep: prep,
@@ -142,9 +147,10 @@ func (a *Ahead[T]) prepAll(b *batch[T]) (ok bool) {
 			ok = false
 		}
 	}()
+	ahead := len(a.full) > 0
 	for ; i < len(b.lines); i++ {
 		l := &b.lines[i]
-		a.prep(b.buf[l.start:l.end:l.end], &b.slots[i])
+		a.prep(b.buf[l.start:l.end:l.end], &b.slots[i], ahead)
 	}
 	return true
 }

@@ -44,7 +44,7 @@ func scanWith(t *testing.T, s string, ahead bool) ([]scanned, []facts.Issue, *In
 	in := NewInput("f", strings.NewReader(s), 40, func(is facts.Issue) { issues = append(issues, is) })
 	var a *Ahead[string]
 	if ahead {
-		a = ReadAhead(in, func(line []byte, slot *string) { *slot = string(line) })
+		a = ReadAhead(in, func(line []byte, slot *string, _ bool) { *slot = string(line) })
 		defer a.Close()
 	}
 	var out []scanned
@@ -88,7 +88,7 @@ func TestAheadPanicIsRaisedAtItsLine(t *testing.T) {
 			assert.Equal(t, "prep failed", r)
 			assert.Equal(t, 3001, in.Line(), "after Close the failed line is the current one")
 		}()
-		a := ReadAhead(in, func(line []byte, slot *int) {
+		a := ReadAhead(in, func(line []byte, slot *int, _ bool) {
 			if string(line) == "line 3001" {
 				panic("prep failed")
 			}
@@ -110,7 +110,7 @@ func TestAheadPanicIsRaisedAtItsLine(t *testing.T) {
 func TestAheadClosedEarly(t *testing.T) {
 	s := linesOf(20000)
 	in := NewInput("f", strings.NewReader(s), 0, nil)
-	a := ReadAhead(in, func([]byte, *struct{}) {})
+	a := ReadAhead(in, func([]byte, *struct{}, bool) {})
 	for k := 0; k < 10 && in.Scan(); k++ {
 	}
 	a.Close()
