@@ -63,7 +63,8 @@ func mdInline(s string) string {
 			for j < len(s) && s[j] == '#' {
 				j++
 			}
-			if (i == 0 || s[i-1] == ' ' || s[i-1] == '#') && (j == len(s) || s[j] == ' ' || s[j] == '\t') {
+			// A newline or tab became a space above, so it counts as one.
+			if (i == 0 || isBlank(s[i-1]) || s[i-1] == '#') && (j == len(s) || isBlank(s[j])) {
 				b.WriteString(`\#`)
 			} else {
 				b.WriteByte('#')
@@ -82,8 +83,19 @@ func mdInline(s string) string {
 	if len(out) >= 2 && (out[0] == '-' || out[0] == '+') && (out[1] == '-' || out[1] == '+' || out[1] == ' ') {
 		out = `\` + out
 	}
+	// Nor an ordered list: digits and a "." or ")" (renderers disagree on
+	// how many digits may open one, so any number is escaped).
+	d := 0
+	for d < len(out) && out[d] >= '0' && out[d] <= '9' {
+		d++
+	}
+	if d > 0 && d < len(out) && (out[d] == '.' || out[d] == ')') && (d+1 == len(out) || out[d+1] == ' ') {
+		out = out[:d] + `\` + out[d:]
+	}
 	return out
 }
+
+func isBlank(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 func wordByte(s string, i int) bool {
 	if i < 0 || i >= len(s) {

@@ -200,7 +200,13 @@ func stripANSI(dst, b []byte) []byte {
 			i = j
 			continue
 		}
-		// A lone ESC or another escape: drop the ESC and the next byte.
+		// A lone ESC or another escape: drop the ESC and the next
+		// character, whole (the fuzzer found a rune cut in two here).
+		if i+1 < len(b) && b[i+1] >= utf8.RuneSelf {
+			_, n := utf8.DecodeRune(b[i+1:])
+			i += n
+			continue
+		}
 		i++
 	}
 	return dst
