@@ -198,6 +198,18 @@ func matchCatalog(f *facts.Facts, sigs []*Signature) []SigMatch {
 					}
 				}
 			}
+			// The lines after a bare traceback's exception may be the rest
+			// of its message; each is cited at its own line.
+			if tb := e.Traceback; tb != nil {
+				for _, a := range tb.After {
+					for _, sig := range sigs {
+						if sig.Match(a.Text) {
+							out = append(out, SigMatch{Sig: sig, Src: facts.Source{File: e.Src.File, Line: a.Line}, Text: a.Text, Time: e.Time, Event: e, Log: l,
+								AfterShutdown: shutdownLine > 0 && a.Line > shutdownLine})
+						}
+					}
+				}
+			}
 		}
 	}
 	for _, k := range f.Kernel {

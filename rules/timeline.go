@@ -174,14 +174,22 @@ func barPhase(b *facts.ProgressBar) facts.EventType {
 	return ""
 }
 
-// barEnd estimates when a bar reached its last state: its time is that of
-// the closest stamped line before it, and its elapsed time counts from its
-// first state.
+// barEnd estimates when a bar reached its last state. Its elapsed time
+// counts from its start, so the end is start plus elapsed; the closest
+// stamped line before the last state bounds it from below. Without a start
+// the stamp plus the elapsed time is the only (late) estimate.
 func barEnd(b *facts.ProgressBar) time.Time {
 	if b.Elapsed <= 0 {
 		return b.Time
 	}
-	return b.Time.Add(time.Duration(b.Elapsed * float64(time.Second)))
+	d := time.Duration(b.Elapsed * float64(time.Second))
+	if b.Start.IsZero() {
+		return b.Time.Add(d)
+	}
+	if end := b.Start.Add(d); end.After(b.Time) {
+		return end
+	}
+	return b.Time
 }
 
 // rankZero returns the process of a log that draws the rank-0 bars: the

@@ -231,7 +231,24 @@ type Traceback struct {
 	// Chained counts earlier tracebacks of the same chain ("During handling
 	// of the above exception ...", "The above exception was the direct cause").
 	Chained int `json:"chained,omitempty"`
+	// After holds the unprefixed lines that followed the exception line of
+	// a traceback whose lines carry no prefix, up to a blank line and at
+	// most MaxAfter of them. Python prints a multi-line message verbatim
+	// there (Triton's PTXASError puts ptxas's own error on its third line),
+	// but nothing tells it from other output that followed, so these lines
+	// are kept beside the message, not in it, and are still read as lines
+	// of their own.
+	After []TracebackLine `json:"after,omitempty"`
 }
+
+// TracebackLine is one line of Traceback.After.
+type TracebackLine struct {
+	Line int    `json:"line"`
+	Text string `json:"text"`
+}
+
+// MaxAfter bounds Traceback.After.
+const MaxAfter = 8
 
 // MaxFrames bounds the frames kept per traceback.
 const MaxFrames = 8
@@ -260,6 +277,12 @@ type ProgressBar struct {
 	Updates int `json:"updates"`
 	// FirstSrc is where the bar first appeared.
 	FirstSrc Source `json:"first_src"`
+	// Start estimates when the bar began: the closest stamped line before
+	// its first state, less the elapsed time that state showed. Zero when
+	// no stamp preceded it. Time moves with every state, so a bar whose
+	// states are interleaved with other stamped lines (a JIT logger on the
+	// same stderr) is timed from Start, not from Time.
+	Start time.Time `json:"start,omitzero"`
 }
 
 // Done reports whether the bar reached its total.

@@ -401,3 +401,18 @@ func TestBadRows(t *testing.T) {
 	assert.Equal(t, "Mar05", de.StartRaw, "German month written in English")
 	assert.Equal(t, facts.RoleSGLangScheduler, de.Role)
 }
+
+// procps prints garbage etimes for a process born while ps runs (seen on a
+// real collect: 4123168608 s); the row stays, with its age unknown.
+func TestGarbageEtimesKeepsRow(t *testing.T) {
+	text := "    PID    PPID                  STARTED ELAPSED     TIME   RSS    VSZ STAT NLWP COMMAND         COMMAND\n" +
+		"      1       0 Mon Nov 30 04:10:01 2026    1200        3 12928 167740 Ss      1 init            /sbin/init\n" +
+		"   3642       1 Mon Nov 30 04:30:01 2026 4123168608     0  3600  10172 R+      1 ps              ps -eo pid\n"
+	out := parseAs("ps_eo.txt", text, facts.KindPS)
+	assert.Empty(t, issuesOf("ps_eo.txt", text, facts.KindPS))
+	require.Len(t, out.Procs, 1)
+	s := out.Procs[0]
+	require.Len(t, s.Procs, 2)
+	assert.Equal(t, time.Duration(0), findPID(t, s, 3642).Elapsed)
+	assert.Equal(t, 1200*time.Second, findPID(t, s, 1).Elapsed)
+}

@@ -441,6 +441,13 @@ func (p *parser) row(line []byte) bool {
 			elapsed, ok = parseCPUTime(w)
 			if ok {
 				pr.Elapsed, hasElapsed = elapsed, true
+			} else if _, num := parseUint(w); num {
+				// A number of seconds past a century: procps computes
+				// etimes from the boot clock and the process's start
+				// tick, and a process born while ps runs (or a clock of
+				// another namespace) comes out as garbage. The row is
+				// sound; its age is unknown.
+				ok = true
 			}
 		case colTime:
 			pr.CPUTime, ok = parseCPUTime(w)

@@ -3,6 +3,7 @@ package serverlog
 import (
 	"bytes"
 	"strings"
+	"time"
 
 	"github.com/coroner-dev/coroner/parser/facts"
 )
@@ -201,6 +202,9 @@ func (p *parser) barState(ps *procState, t *tqdmBar) {
 	b.Updates++
 	if p.hasT || p.inherited {
 		b.Time, bs.inherited = p.t, p.inherited
+		if b.Start.IsZero() {
+			b.Start = p.t.Add(-time.Duration(t.elapsed * float64(time.Second)))
+		}
 	}
 	bs.detail = append(bs.detail[:0], t.detail...)
 	bs.detailBad = p.bad

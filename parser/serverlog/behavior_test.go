@@ -488,3 +488,37 @@ func TestLongMessageCutOnARune(t *testing.T) {
 	assert.True(t, utf8.ValidString(l.Procs[0].LastMsg))
 	assert.Equal(t, facts.MaxMsg, len(l.Procs[0].LastMsg))
 }
+
+func TestTracebackLinesAfterBareException(t *testing.T) {
+	_, l, issues := parseLog(t, facts.KindSGLangLog,
+		"[2025-10-18 22:42:36] Scheduler hit an exception: Traceback (most recent call last):",
+		`  File "/triton/backends/nvidia/compiler.py", line 425, in make_cubin`,
+		`    raise PTXASError(f"{error}\n"`,
+		"triton.runtime.errors.PTXASError: PTXAS error: Internal Triton PTX codegen error",
+		"`ptxas` stderr:",
+		"ptxas fatal   : Value 'sm_121a' is not defined for option 'gpu-name'",
+		"",
+		"Repro command: ptxas -lineinfo -v --gpu-name sm_121a /tmp/x.ptx",
+		"[2025-10-18 22:42:36] Received sigquit from a child process. It usually means the child failed.")
+	assert.Empty(t, issues)
+	tb := firstEvent(l, facts.EventTraceback)
+	require.NotNil(t, tb)
+	assert.Equal(t, "PTXAS error: Internal Triton PTX codegen error", tb.Traceback.ExcMsg, "the message stays the exception line's")
+	assert.Equal(t, []facts.TracebackLine{
+		{Line: 5, Text: "`ptxas` stderr:"},
+		{Line: 6, Text: "ptxas fatal   : Value 'sm_121a' is not defined for option 'gpu-name'"},
+	}, tb.Traceback.After, "up to the blank line")
+	assert.Equal(t, 4, tb.EndLine, "the traceback does not claim the lines after it")
+
+	// A progress bar is never part of a message.
+	_, l, _ = parseLog(t, facts.KindSGLangLog,
+		"[2025-10-18 22:42:36 TP0] Scheduler hit an exception: Traceback (most recent call last):",
+		`  File "/a.py", line 1, in f`,
+		"RuntimeError: boom",
+		"Capturing batches (bs=1 avail_mem=10.28 GB): 100%|██████████| 23/23 [00:16<00:00,  1.42it/s]",
+		"oom scenario exit 1")
+	tb = firstEvent(l, facts.EventTraceback)
+	require.NotNil(t, tb)
+	assert.Empty(t, tb.Traceback.After)
+	require.Len(t, l.Bars, 1)
+}

@@ -305,6 +305,9 @@ var vllmLines = []lineCase{
 	{name: "vl/nccl-info-version", line: "gpu-node-1:12345:12345 [0] NCCL INFO NCCL version 2.21.5+cuda12.4", typ: facts.EventNCCLVersion, fields: map[string]any{"version": "2.21.5+cuda12.4", "host": "gpu-node-1", "pid": 12345.0, "rank": 0.0}},
 	{name: "vl/nccl-info-p2p", line: "gpu-node-1:12345:12398 [1] NCCL INFO Channel 00/0 : 1[1] -> 0[0] via P2P/IPC", typ: facts.EventNCCLInfo, fields: map[string]any{"transport": "P2P", "rank": 1.0}},
 	{name: "vl/nccl-warn", line: "gpu-node-1:12345:12398 [1] NCCL WARN Cuda failure 'invalid argument'", typ: facts.EventNCCLWarn, level: facts.LevelWarning},
+	// NCCL's WARN format names the source line that printed it (debug.cc).
+	{name: "vl/nccl-warn-src", line: "gpu-node-1:12345:12398 [1] transport/p2p.cc:275 NCCL WARN Cuda failure 'peer access is not supported between these two devices'", typ: facts.EventNCCLWarn, level: facts.LevelWarning, fields: map[string]any{"rank": 1.0, "pid": 12345.0}},
+	{name: "vl/nccl-warn-func", line: "node7:881:1290 [3] misc/socket.cc:484 NCCL WARN socketStartConnect: Connect to 10.0.0.2<45123> failed : Software caused connection abort", typ: facts.EventNCCLWarn, level: facts.LevelWarning, fields: map[string]any{"host": "node7", "rank": 3.0}},
 	{name: "vl/bar-glued-tag", line: "Processed prompts:   0%|          | 0/1 [00:00<?, ?it/s, est. speed input: 0.00 toks/s, output: 0.00 toks/s](EngineCore pid=4775) WARNING 06-04 12:29:15 [jit_monitor.py:103] Triton kernel JIT compilation during inference: _fwd_kernel. This causes a latency spike.", typ: facts.EventJITProgress, proc: "EngineCore", bar: &facts.ProgressBar{Desc: "Processed prompts", N: 0, Total: 1}},
 }
 

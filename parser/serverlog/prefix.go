@@ -700,7 +700,12 @@ func ncclHeader(l *line, b []byte) {
 	rank, _ := digits(b, r, i-r)
 	rest := b[i+1:]
 	if !bytes.HasPrefix(rest, []byte(" NCCL ")) {
-		return
+		// NCCL's WARN lines name the source line that printed them:
+		// "[1] transport/p2p.cc:275 NCCL WARN ...".
+		rest = skipNCCLSourceLine(rest)
+		if !bytes.HasPrefix(rest, []byte(" NCCL ")) {
+			return
+		}
 	}
 	rest = rest[6:]
 	lv, n := levelWord(rest)
@@ -714,6 +719,28 @@ func ncclHeader(l *line, b []byte) {
 	l.ncclRank = rank
 	l.hdr = b[:i+1]
 	l.body = rest[skipSpaces(rest, n):]
+}
+
+// skipNCCLSourceLine skips " file.cc:123" at the start of b, or returns b.
+func skipNCCLSourceLine(b []byte) []byte {
+	if len(b) < 2 || b[0] != ' ' {
+		return b
+	}
+	sp := bytes.IndexByte(b[1:], ' ')
+	if sp < 3 || sp > 256 {
+		return b
+	}
+	tok := b[1 : 1+sp]
+	c := bytes.LastIndexByte(tok, ':')
+	if c <= 0 || c == len(tok)-1 {
+		return b
+	}
+	for _, d := range tok[c+1:] {
+		if !isDigit(d) {
+			return b
+		}
+	}
+	return b[1+sp:]
 }
 
 // stripRayDedup removes Ray's " [repeated 3x across cluster]" suffix (and the

@@ -41,8 +41,12 @@ type tbState struct {
 	// first exception of a chain
 	firstType, firstMsg string
 	excLine             int
-	lines               int
-	last                int
+	// afterLast is the line of the exception or of the last line noted in
+	// Traceback.After: a gap (a blank line, which never reaches the
+	// traceback) ends them.
+	afterLast int
+	lines     int
+	last      int
 }
 
 // tbStart opens a traceback on the current line.
@@ -83,7 +87,8 @@ func (p *parser) tbStart(l *line, ps *procState, bare bool, intro *facts.LogEven
 }
 
 // tbFeed offers a line to an open traceback. It returns false when the line
-// is not part of it; the traceback is then closed.
+// is not part of it; the traceback is then closed, except when a bare one
+// notes the line in Traceback.After.
 func (p *parser) tbFeed(st *tbState, l *line, ps *procState) bool {
 	if !st.bare && (l.kind != st.kind || !bytes.Equal(l.hdr, st.startHdr)) {
 		// Another record of the process: the traceback's lines all repeat
@@ -123,9 +128,14 @@ func (p *parser) tbFeed(st *tbState, l *line, ps *procState) bool {
 			return false
 		case !st.bare:
 			// A multi-line exception message of the same record.
-			if len(st.tb.ExcMsg) < facts.MaxMsg {
-				st.tb.ExcMsg = string(cutMsg([]byte(st.tb.ExcMsg + "\n" + p.text(trim))))
-			}
+			p.tbMsgLine(st, trim)
+		case p.lineNo == st.afterLast+1 && len(st.tb.After) < facts.MaxAfter && !isBarLine(body):
+			// Perhaps the rest of the message: kept beside it, and the
+			// line is still read as a line of its own (the traceback stays
+			// open but does not claim it).
+			st.tb.After = append(st.tb.After, facts.TracebackLine{Line: p.lineNo, Text: p.text(trim)})
+			st.afterLast = p.lineNo
+			return false
 		default:
 			p.tbClose(st)
 			return false
@@ -149,6 +159,19 @@ func (p *parser) tbFeed(st *tbState, l *line, ps *procState) bool {
 	}
 	p.count(ps, l, nil)
 	return true
+}
+
+func (p *parser) tbMsgLine(st *tbState, trim []byte) {
+	if len(st.tb.ExcMsg) < facts.MaxMsg {
+		st.tb.ExcMsg = string(cutMsg([]byte(st.tb.ExcMsg + "\n" + p.text(trim))))
+	}
+}
+
+// isBarLine reports whether b holds a tqdm state, which a traceback's
+// message never does.
+func isBarLine(b []byte) bool {
+	_, ok := parseBar(b)
+	return ok
 }
 
 func (p *parser) tbFirst(st *tbState) {
@@ -190,6 +213,8 @@ func (p *parser) tbException(st *tbState, l *line, b []byte) {
 		st.tb.Frames = append(st.tb.Frames, st.frames[i%facts.MaxFrames])
 	}
 	st.phase = tbAfter
+	st.afterLast = p.lineNo
+	st.tb.After = st.tb.After[:0]
 	st.excLine = p.lineNo
 	st.ev.Msg = p.text(b)
 	if !p.hasT && st.ev.Time.IsZero() && p.hasLastStamp {
