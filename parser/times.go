@@ -298,16 +298,81 @@ func sortedKeys[V any](m map[string]V) []string {
 
 var timeType = reflect.TypeOf(time.Time{})
 
+// typeInfo is what shiftSources needs to know about a type.
+type typeInfo struct {
+	hasTime   bool // a time.Time is reachable through exported fields
+	src, path int  // index of the Src (or, for a Log, Path) field, or -1
+	fields    []int
+}
+
+// timeTypes caches typeInfo per type for one walk.
+type timeTypes map[reflect.Type]*typeInfo
+
+func (m timeTypes) of(t reflect.Type) *typeInfo {
+	if ti, ok := m[t]; ok {
+		return ti
+	}
+	// A recursive type reaches itself: it counts as holding a time until
+	// proven otherwise, which only costs a walk.
+	ti := &typeInfo{hasTime: true, src: -1, path: -1}
+	m[t] = ti
+	switch t.Kind() {
+	case reflect.Pointer, reflect.Slice, reflect.Array:
+		ti.hasTime = m.of(t.Elem()).hasTime
+	case reflect.Interface:
+		// Whatever it holds is known only at run time.
+	case reflect.Struct:
+		if t == timeType {
+			return ti
+		}
+		has := false
+		for i := 0; i < t.NumField(); i++ {
+			sf := t.Field(i)
+			if !sf.IsExported() {
+				continue
+			}
+			switch {
+			case sf.Name == "Src" && sf.Type == sourceType:
+				ti.src = i
+			case sf.Name == "Path" && sf.Type.Kind() == reflect.String && t == logType:
+				ti.path = i
+			}
+			if m.of(sf.Type).hasTime {
+				ti.fields = append(ti.fields, i)
+				has = true
+			}
+		}
+		ti.hasTime = has
+	default:
+		// Maps are not walked: their values cannot be set in place.
+		ti.hasTime = false
+	}
+	return ti
+}
+
+var (
+	sourceType = reflect.TypeOf(facts.Source{})
+	logType    = reflect.TypeOf(facts.Log{})
+)
+
 // shiftSources applies fn to every time.Time in the facts whose source has a
 // clock entry. A struct's source is its Src field (or Path, for a Log); nested
 // structs without their own inherit it. Reflection keeps this in one place:
-// a new fact type with a Src and a time needs no change here.
+// a new fact type with a Src and a time needs no change here. What each type
+// holds is worked out once, so the walk never enters what cannot hold a time
+// (series buckets, strings, numbers): on a 100-round snapshot bundle those
+// were most of the walk.
 func shiftSources(f *facts.Facts, fn func(file string, c facts.Clock, t time.Time) time.Time) {
 	if len(f.Clocks) == 0 {
 		return
 	}
+	types := timeTypes{}
 	var walk func(v reflect.Value, file string)
 	walk = func(v reflect.Value, file string) {
+		ti := types.of(v.Type())
+		if !ti.hasTime {
+			return
+		}
 		switch v.Kind() {
 		case reflect.Pointer, reflect.Interface:
 			if !v.IsNil() {
@@ -328,17 +393,15 @@ func shiftSources(f *facts.Facts, fn func(file string, c facts.Clock, t time.Tim
 				}
 				return
 			}
-			if src := v.FieldByName("Src"); src.IsValid() && src.Type() == reflect.TypeOf(facts.Source{}) {
-				if s := src.Interface().(facts.Source); s.File != "" {
+			if ti.src >= 0 {
+				if s := v.Field(ti.src).Interface().(facts.Source); s.File != "" {
 					file = s.File
 				}
-			} else if p := v.FieldByName("Path"); p.IsValid() && p.Kind() == reflect.String && v.Type() == reflect.TypeOf(facts.Log{}) {
-				file = p.String()
+			} else if ti.path >= 0 {
+				file = v.Field(ti.path).String()
 			}
-			for i := 0; i < v.NumField(); i++ {
-				if v.Type().Field(i).IsExported() {
-					walk(v.Field(i), file)
-				}
+			for _, i := range ti.fields {
+				walk(v.Field(i), file)
 			}
 		}
 	}
