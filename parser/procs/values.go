@@ -101,7 +101,10 @@ func parseCPUTime(b []byte) (time.Duration, bool) {
 		return 0, false
 	}
 	if s, ok := parseUint(b); ok {
-		return time.Duration(s) * time.Second, s <= maxSeconds
+		if s > maxSeconds {
+			return 0, false
+		}
+		return time.Duration(s) * time.Second, true
 	}
 	switch b[len(b)-1] {
 	case 'h', 'd', 'w':
