@@ -159,6 +159,17 @@ type action struct {
 	Cause  bool // from a ranked cause
 }
 
+// tag is what follows the i-th action's title.
+func (a action) tag(i int) string {
+	switch {
+	case !a.Cause:
+		return ""
+	case i == 0:
+		return " (most likely cause)"
+	}
+	return " (likely cause)"
+}
+
 // actions orders the remedies the way a reader should try them: the ranked
 // causes' first (most likely first), then those of the other findings,
 // most severe first; each remedy once.
@@ -199,14 +210,7 @@ func mdActions(d *doc, r *Report) {
 	}
 	d.p("## What to do\n\n")
 	for i, a := range as {
-		tag := ""
-		if a.Cause {
-			tag = " (likely cause)"
-			if i == 0 {
-				tag = " (most likely cause)"
-			}
-		}
-		d.p("%d. **%s**%s: %s\n", i+1, mdInline(a.For), tag, mdRich(a.Remedy))
+		d.p("%d. **%s**%s: %s\n", i+1, mdInline(a.For), a.tag(i), mdRich(a.Remedy))
 	}
 	d.p("\n")
 }

@@ -134,15 +134,8 @@ func (t *textWriter) actions(r *Report) {
 	}
 	t.section("What to do")
 	for i, a := range as {
-		tag := ""
-		if a.Cause {
-			tag = " (likely cause)"
-			if i == 0 {
-				tag = " (most likely cause)"
-			}
-		}
 		p := fmt.Sprintf("  %d. ", i+1)
-		t.wrapped(p, a.For+tag, ansiBold)
+		t.wrapped(p, a.For+a.tag(i), ansiBold)
 		t.wrapped(strings.Repeat(" ", len(p)), a.Remedy, "")
 	}
 }

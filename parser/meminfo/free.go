@@ -265,24 +265,12 @@ func freeKey(label, col string) string {
 }
 
 func finishFree(m *facts.MemSnapshot) {
-	get := func(k string) facts.Val {
-		if v, ok := m.Fields[k]; ok {
-			return facts.V(float64(v))
-		}
-		return facts.Val{}
-	}
-	m.TotalKB = get("MemTotal")
-	m.FreeKB = get("MemFree")
-	m.AvailKB = get("MemAvailable")
-	m.ShmemKB = get("Shmem")
+	finishMem(m)
 	// CachedKB is what free shows as cache: buff/cache since procps 3.3.10,
 	// the cached column before.
-	m.CachedKB = get("BuffCache")
-	if !m.CachedKB.OK {
-		m.CachedKB = get("Cached")
+	if v, ok := m.Fields["BuffCache"]; ok {
+		m.CachedKB = facts.V(float64(v))
 	}
-	m.SwapTotal = get("SwapTotal")
-	m.SwapFree = get("SwapFree")
 }
 
 // parseSize reads a plain number "257811" (perKiB 0: its unit is the

@@ -199,7 +199,7 @@ func (p *csvParser) line(l []byte) {
 	fields := p.buf
 	// Field names start with a lower-case letter; rows seldom do.
 	if c := fields[0]; len(c) > 0 && 'a' <= c[0] && c[0] <= 'z' {
-		if known, total := p.headerScore(fields); known > 0 && known*2 > total {
+		if known, total := headerFieldsScore(fields); known > 0 && known*2 > total {
 			p.header(fields)
 			return
 		}
@@ -228,22 +228,6 @@ func (p *csvParser) line(l []byte) {
 	} else {
 		p.gpuRow(fields)
 	}
-}
-
-func (p *csvParser) headerScore(fields [][]byte) (known, total int) {
-	for _, f := range fields {
-		n := headerName(f)
-		if len(n) == 0 {
-			continue
-		}
-		total++
-		if _, ok := csvFields[string(n)]; ok {
-			known++
-		} else if _, ok := appFields[string(n)]; ok {
-			known++
-		}
-	}
-	return known, total
 }
 
 func (p *csvParser) header(fields [][]byte) {

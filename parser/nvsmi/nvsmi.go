@@ -248,7 +248,12 @@ func csvHeaderScore(l []byte) (known, total int) {
 	if bytes.IndexByte(l, ',') < 0 && !bytes.Contains(l, []byte(".")) {
 		return 0, 0
 	}
-	for _, f := range bytes.Split(l, []byte(",")) {
+	return headerFieldsScore(bytes.Split(l, []byte(",")))
+}
+
+// headerFieldsScore counts the header's fields and the known ones of them.
+func headerFieldsScore(fields [][]byte) (known, total int) {
+	for _, f := range fields {
 		n := headerName(f)
 		if len(n) == 0 {
 			continue
