@@ -14,6 +14,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/coroner-dev/coroner/parser/bundle"
@@ -30,10 +31,19 @@ type Options struct {
 	// take it from the evidence).
 	Year int
 	Zone *time.Location
-	// Progress, if set, is called after each file with the bytes read so far.
-	Progress func(files int, bytes int64)
+	// Progress, if set, counts the work as it goes.
+	Progress *Progress
 	// Stdin is read for the path "-" (os.Stdin when nil).
 	Stdin io.Reader
+}
+
+// Progress counts a parse's work while it runs; any goroutine may read it.
+type Progress struct {
+	// Stored counts the bytes read from the bundle's files as stored
+	// (compressed, for a compressed file), comparable with their sizes.
+	Stored atomic.Int64
+	// Files counts the files parsed; Bytes their bytes, decompressed.
+	Files, Bytes atomic.Int64
 }
 
 // Parse reads the bundles at paths and returns their facts. When several
@@ -62,6 +72,9 @@ func Parse(paths []string, opts Options) (*facts.Facts, error) {
 		}
 		bo := opts.Bundle
 		bo.Issue = p.issue
+		if opts.Progress != nil {
+			bo.Stored = &opts.Progress.Stored
+		}
 		p.prefix = prefix
 		var err error
 		if bp == "-" && opts.Stdin != nil {
@@ -96,8 +109,6 @@ type run struct {
 
 	mu         sync.Mutex
 	walkIssues []facts.Issue // from the walk, attached at the end
-	files      int
-	bytes      int64
 	// mtimes are archive modification times per source, the weakest time evidence.
 	mtimes map[string]time.Time
 }
@@ -255,13 +266,9 @@ func (p *run) parse(j *job, r io.Reader, size int64) {
 	}
 	src.Bytes = in.BytesRead()
 	src.Lines = in.Line()
-	if p.opts.Progress != nil {
-		p.mu.Lock()
-		p.files++
-		p.bytes += src.Bytes
-		files, total := p.files, p.bytes
-		p.opts.Progress(files, total)
-		p.mu.Unlock()
+	if pr := p.opts.Progress; pr != nil {
+		pr.Files.Add(1)
+		pr.Bytes.Add(src.Bytes)
 	}
 }
 

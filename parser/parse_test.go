@@ -1,11 +1,14 @@
 package parser
 
 import (
+	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -118,4 +121,37 @@ func TestTimesWithoutEvidenceSayWhatWasAssumed(t *testing.T) {
 	f, err = ParseFS(fsys, Options{Year: 2025, Zone: time.FixedZone("X", -7*3600)})
 	require.NoError(t, err)
 	assert.Equal(t, time.Date(2025, 5, 27, 1, 53, 0, 0, time.UTC), f.Logs[0].FirstTime.UTC())
+}
+
+// Progress counts the files, their bytes, and the bytes read as stored: for
+// a folder of plain files those are the files' sizes; for a compressed
+// bundle the compressed bytes, fewer than what was parsed.
+func TestProgressCounts(t *testing.T) {
+	dir := t.TempDir()
+	line := "[2026-02-10 00:00:01 TP0] Decode batch, #running-req: 1, #token: 100, token usage: 0.01, cuda graph: True, gen throughput (token/s): 60.5, #queue-req: 0\n"
+	var total int64
+	for i, n := range []int{10, 2000} {
+		b := []byte(strings.Repeat(line, n))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, fmt.Sprintf("rank%d.log", i)), b, 0o644))
+		total += int64(len(b))
+	}
+	var pr Progress
+	_, err := Parse([]string{dir}, Options{Progress: &pr})
+	require.NoError(t, err)
+	assert.Equal(t, int64(2), pr.Files.Load())
+	assert.Equal(t, total, pr.Bytes.Load())
+	assert.Equal(t, total, pr.Stored.Load())
+
+	gzPath := filepath.Join(t.TempDir(), "rank.log.gz")
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	_, _ = zw.Write([]byte(strings.Repeat(line, 2000)))
+	require.NoError(t, zw.Close())
+	require.NoError(t, os.WriteFile(gzPath, buf.Bytes(), 0o644))
+	var zp Progress
+	_, err = Parse([]string{gzPath}, Options{Progress: &zp})
+	require.NoError(t, err)
+	assert.Equal(t, int64(1), zp.Files.Load())
+	assert.Equal(t, int64(2000*len(line)), zp.Bytes.Load())
+	assert.Equal(t, int64(buf.Len()), zp.Stored.Load(), "the whole compressed file, once")
 }

@@ -41,10 +41,19 @@ type Signature struct {
 	Where string `yaml:"-"`
 
 	re *regexp.Regexp
+	pf prefilter
 }
 
 // Match reports whether text holds the signature.
-func (s *Signature) Match(text string) bool { return s.re.MatchString(text) }
+func (s *Signature) Match(text string) bool {
+	return s.match(text, func() string { return strings.ToLower(text) })
+}
+
+// match is Match with text's lower-case form from the caller, who computes
+// it once for every signature.
+func (s *Signature) match(text string, lower func() string) bool {
+	return s.pf.mayMatch(text, lower) && s.re.MatchString(text)
+}
 
 // BuiltinCatalog returns the embedded catalog. It is validated by tests, so
 // an error here is a build defect.
@@ -111,6 +120,9 @@ func (s *Signature) Check() []Problem {
 		add("pattern", "pattern: %v", errOr(err, "empty"))
 	}
 	s.re = re
+	if re != nil {
+		s.pf = newPrefilter(s.Pattern)
+	}
 	if !s.Category.Valid() {
 		add("category", "category %q is not in the taxonomy", s.Category)
 	}
@@ -189,9 +201,19 @@ func matchCatalog(f *facts.Facts, sigs []*Signature) []SigMatch {
 			if s := e.Str("first_exc_msg"); s != "" {
 				texts = append(texts, e.Str("first_exc_type")+": "+s)
 			}
+			lowers := make([]func() string, len(texts))
+			for i, t := range texts {
+				var low string
+				lowers[i] = func() string {
+					if low == "" {
+						low = strings.ToLower(t)
+					}
+					return low
+				}
+			}
 			for _, sig := range sigs {
-				for _, t := range texts {
-					if t != "" && sig.Match(t) {
+				for i, t := range texts {
+					if t != "" && sig.match(t, lowers[i]) {
 						out = append(out, SigMatch{Sig: sig, Src: e.Src, Text: t, Time: e.Time, Event: e, Log: l,
 							AfterShutdown: shutdownLine > 0 && e.Src.Line > shutdownLine})
 						break
@@ -203,7 +225,7 @@ func matchCatalog(f *facts.Facts, sigs []*Signature) []SigMatch {
 			if tb := e.Traceback; tb != nil {
 				for _, a := range tb.After {
 					for _, sig := range sigs {
-						if sig.Match(a.Text) {
+						if sig.Match(a.Text) { // few lines: no lower-case cache
 							out = append(out, SigMatch{Sig: sig, Src: facts.Source{File: e.Src.File, Line: a.Line}, Text: a.Text, Time: e.Time, Event: e, Log: l,
 								AfterShutdown: shutdownLine > 0 && a.Line > shutdownLine})
 						}
@@ -213,8 +235,15 @@ func matchCatalog(f *facts.Facts, sigs []*Signature) []SigMatch {
 		}
 	}
 	for _, k := range f.Kernel {
+		var low string
+		lower := func() string {
+			if low == "" {
+				low = strings.ToLower(k.Text)
+			}
+			return low
+		}
 		for _, sig := range sigs {
-			if sig.Match(k.Text) {
+			if sig.match(k.Text, lower) {
 				out = append(out, SigMatch{Sig: sig, Src: k.Src, Text: k.Text, Time: k.Time})
 			}
 		}

@@ -19,7 +19,6 @@ type analyzeCmd struct {
 	Color  string `enum:"auto,always,never" default:"auto" help:"Colour of --format text: auto (on a terminal, unless NO_COLOR is set), always, never."`
 	Output string `short:"o" placeholder:"FILE" help:"Write the report to FILE instead of stdout."`
 	FailOn string `name:"fail-on" enum:"critical,error,warning,info,never" default:"error" help:"Exit 1 when a finding is at least this severe (critical, error, warning, info, never)."`
-	Quiet  bool   `short:"q" help:"Print no progress on stderr."`
 	// User rules and suppressions (README: User rules).
 	Rules    []string `name:"rules" placeholder:"FILE" sep:"none" help:"Also run the signatures and rules of a user rule pack (YAML; coroner rules explain describes it). Repeatable."`
 	Suppress []string `name:"suppress" placeholder:"FILE" sep:"none" help:"Drop the findings a suppression file lists (YAML: rule, file, match, reason); entries that match nothing are reported. Repeatable."`
@@ -30,7 +29,7 @@ func (c *analyzeCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	f, err := c.parse(e, nil)
+	f, err := c.parse(e)
 	if err != nil {
 		return err
 	}
@@ -104,7 +103,7 @@ type sourcesCmd struct {
 }
 
 func (c *sourcesCmd) Run(e *env) error {
-	f, err := c.parse(e, nil)
+	f, err := c.parse(e)
 	if err != nil {
 		return err
 	}
@@ -141,7 +140,7 @@ type timelineCmd struct {
 }
 
 func (c *timelineCmd) Run(e *env) error {
-	f, err := c.parse(e, nil)
+	f, err := c.parse(e)
 	if err != nil {
 		return err
 	}

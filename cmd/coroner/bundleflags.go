@@ -18,10 +18,11 @@ type bundleFlags struct {
 	MaxBytes string   `name:"max-bytes" default:"20GiB" help:"Stop reading after this many decompressed bytes (e.g. 500MB, 20GiB)."`
 	Year     int      `help:"Year of timestamps that carry none (vLLM logs), when the bundle does not say."`
 	TZ       string   `name:"tz" help:"Time zone of timestamps that carry none (e.g. UTC, Europe/Berlin, +02:00), when the bundle does not say."`
+	Quiet    bool     `short:"q" help:"Print no progress on stderr (it shows only on a terminal, for inputs over 100 MB)."`
 }
 
-func (b *bundleFlags) parse(e *env, progress func(files int, bytes int64)) (*facts.Facts, error) {
-	opts := parser.Options{Bundle: bundle.Defaults(), Year: b.Year, Progress: progress, Stdin: e.stdin}
+func (b *bundleFlags) parse(e *env) (*facts.Facts, error) {
+	opts := parser.Options{Bundle: bundle.Defaults(), Year: b.Year, Stdin: e.stdin}
 	n, err := parseSize(b.MaxBytes)
 	if err != nil {
 		return nil, fail(exitUsage, "--max-bytes: %v", err)
@@ -42,7 +43,10 @@ func (b *bundleFlags) parse(e *env, progress func(files int, bytes int64)) (*fac
 			return nil, fail(exitInput, "cannot read bundle %s: %v", p, unwrapPathError(err))
 		}
 	}
+	pl := startProgress(e, b.Quiet, b.Paths)
+	opts.Progress = pl.progress()
 	f, err := parser.Parse(b.Paths, opts)
+	pl.stop()
 	if err != nil {
 		return nil, fail(exitInput, "%v", err)
 	}

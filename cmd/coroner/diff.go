@@ -15,6 +15,7 @@ type diffCmd struct {
 	MaxBytes string `name:"max-bytes" default:"20GiB" help:"Stop reading each bundle after this many decompressed bytes (e.g. 500MB, 20GiB)."`
 	Year     int    `help:"Year of timestamps that carry none (vLLM logs), when a bundle does not say."`
 	TZ       string `name:"tz" help:"Time zone of timestamps that carry none (e.g. UTC, Europe/Berlin, +02:00), when a bundle does not say."`
+	Quiet    bool   `short:"q" help:"Print no progress on stderr (it shows only on a terminal, for inputs over 100 MB)."`
 }
 
 // Help is kong's long help of the command.
@@ -58,8 +59,8 @@ func (c *diffCmd) Run(e *env) error {
 
 // load reads and analyzes one bundle with the flags both share.
 func (c *diffCmd) load(e *env, path string) (compare.Run, error) {
-	bf := bundleFlags{Paths: []string{path}, MaxBytes: c.MaxBytes, Year: c.Year, TZ: c.TZ}
-	f, err := bf.parse(e, nil)
+	bf := bundleFlags{Paths: []string{path}, MaxBytes: c.MaxBytes, Year: c.Year, TZ: c.TZ, Quiet: c.Quiet}
+	f, err := bf.parse(e)
 	if err != nil {
 		return compare.Run{}, err
 	}

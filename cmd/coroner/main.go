@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/alecthomas/kong"
 )
@@ -58,6 +59,10 @@ type env struct {
 	stdout, stderr io.Writer
 	stdoutTTY      bool
 	stderrTTY      bool
+	// progressFrom and progressEvery override the progress line's input
+	// size threshold and redraw interval (tests); zero means the default.
+	progressFrom  int64
+	progressEvery time.Duration
 }
 
 // exitError carries an exit code out of a command.

@@ -9,6 +9,7 @@ package bundle
 
 import (
 	"io"
+	"sync/atomic"
 	"time"
 
 	"github.com/coroner-dev/coroner/parser/facts"
@@ -31,6 +32,11 @@ type Options struct {
 	MaxInMemory int64
 	// Issue receives every parse issue found by the walk. It may be nil.
 	Issue func(facts.Issue)
+	// Stored, if set, counts the bytes read from the bundle's files as they
+	// are stored (compressed, for a compressed file): what a progress line
+	// compares with the files' sizes. Bytes a zip's index is read twice for
+	// count twice.
+	Stored *atomic.Int64
 }
 
 // Defaults are the documented limits.

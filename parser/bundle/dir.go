@@ -61,7 +61,8 @@ func (w *walker) walkDir(root string) {
 				w.unreadable(e, facts.IssueUnreadable, "cannot open %s (%v)", path, err)
 				return nil
 			}
-			w.open(p, e, f, f, e.Size, false)
+			r, ra := w.stored(f, f)
+			w.open(p, e, r, ra, e.Size, false)
 			_ = f.Close()
 		}
 		return nil

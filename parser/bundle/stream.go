@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"sync/atomic"
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
@@ -40,6 +41,41 @@ type counter struct {
 	r   io.Reader
 	n   int64
 	err error
+}
+
+// storedReader counts what is read from a stored file into Options.Stored.
+type storedReader struct {
+	r io.Reader
+	n *atomic.Int64
+}
+
+func (s storedReader) Read(p []byte) (int, error) {
+	n, err := s.r.Read(p)
+	s.n.Add(int64(n))
+	return n, err
+}
+
+type storedReaderAt struct {
+	r io.ReaderAt
+	n *atomic.Int64
+}
+
+func (s storedReaderAt) ReadAt(p []byte, off int64) (int, error) {
+	n, err := s.r.ReadAt(p, off)
+	s.n.Add(int64(n))
+	return n, err
+}
+
+// stored wraps a file's readers so that Options.Stored counts them.
+func (w *walker) stored(r io.Reader, ra io.ReaderAt) (io.Reader, io.ReaderAt) {
+	if w.opts.Stored == nil {
+		return r, ra
+	}
+	r = storedReader{r, w.opts.Stored}
+	if ra != nil {
+		ra = storedReaderAt{ra, w.opts.Stored}
+	}
+	return r, ra
 }
 
 func (c *counter) Read(p []byte) (int, error) {

@@ -88,6 +88,7 @@ func WalkReader(name string, r io.Reader, opts Options, fn WalkFunc) error {
 			}
 		}
 	}
+	r, ra = w.stored(r, ra)
 	w.open(parent{}, top, r, ra, size, true)
 	return w.err
 }
