@@ -52,6 +52,11 @@ type GPUGroup struct {
 	Source            Location `json:"source"`
 }
 
+// empty reports an environment the bundle says nothing of.
+func (e Environment) empty() bool {
+	return len(e.GPUs)+len(e.Software)+len(e.ServerArgs)+len(e.EnvVars)+len(e.System) == 0
+}
+
 func buildEnvironment(f *facts.Facts) Environment {
 	env := Environment{GPUs: gpuGroups(f), Software: software(f), ServerArgs: serverArgs(f), EnvVars: envVars(f), System: system(f)}
 	for _, l := range f.Logs {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -43,20 +44,10 @@ func ExcerptWants(r *Report) map[string][]int {
 		}
 	}
 	for k, v := range want {
-		sort.Ints(v)
-		want[k] = uniqInts(v)
+		slices.Sort(v)
+		want[k] = slices.Compact(v)
 	}
 	return want
-}
-
-func uniqInts(v []int) []int {
-	out := v[:0]
-	for i, x := range v {
-		if i == 0 || x != v[i-1] {
-			out = append(out, x)
-		}
-	}
-	return out
 }
 
 // maxExcerptLine bounds what is kept of one line while reading excerpts.
@@ -82,7 +73,7 @@ func ReadExcerpts(walk func(visit func(path string, r io.Reader) error) error, w
 			if err != nil && line == nil {
 				break
 			}
-			if i := sort.SearchInts(lines, n); i < len(lines) && lines[i] == n {
+			if contains1(lines, n) {
 				got[n] = string(bytes.TrimSuffix(line, []byte{'\r'}))
 			}
 			if err != nil {
@@ -126,7 +117,7 @@ func briefFindings(r *Report) []Finding {
 	used := make([]bool, len(r.Findings))
 	for _, c := range r.Verdict.Causes {
 		for i, f := range r.Findings {
-			if !used[i] && f.Rule == c.Rule && (c.Category == "" || f.Category == c.Category) {
+			if !used[i] && c.names(f) {
 				used[i] = true
 				out = append(out, f)
 				break
@@ -386,9 +377,10 @@ func briefEvidenceBlock(f Finding, ex Excerpts, quoted map[string]bool) string {
 	return b.String()
 }
 
+// contains1 reports whether the sorted v holds x.
 func contains1(v []int, x int) bool {
-	i := sort.SearchInts(v, x)
-	return i < len(v) && v[i] == x
+	_, ok := slices.BinarySearch(v, x)
+	return ok
 }
 
 // quoteLine is one evidence line made printable and short.

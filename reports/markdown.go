@@ -151,6 +151,12 @@ func gpuSummary(r *Report) string {
 	return strings.Join(parts, ", ")
 }
 
+// names reports whether f is the finding behind the cause: the same rule
+// and, when the cause names one, the same category.
+func (c Cause) names(f Finding) bool {
+	return f.Rule == c.Rule && (c.Category == "" || f.Category == c.Category)
+}
+
 // action is one thing to do, from a ranked cause or a finding.
 type action struct {
 	For    string // the cause or finding title
@@ -185,7 +191,7 @@ func actions(r *Report) []action {
 	}
 	for _, c := range r.Verdict.Causes {
 		for _, f := range r.Findings {
-			if f.Rule == c.Rule && (c.Category == "" || f.Category == c.Category) {
+			if c.names(f) {
 				add(action{For: c.Title, Rule: c.Rule, Remedy: f.Remedy, Cause: true})
 				break
 			}
@@ -289,10 +295,7 @@ func mdTimeline(d *doc, r *Report) {
 	}
 	d.p(". Processes whose phases match within %d s share one row group.\n\n", int(sameTolerance.Seconds()))
 	d.addChart(&chart{Groups: groups, Ended: openEnding(r), Snapshots: r.Snapshots, End: r.EvidenceEnd})
-	shown := groups
-	if len(shown) > maxGroups {
-		shown = shown[:maxGroups]
-	}
+	shown := groups[:min(len(groups), maxGroups)]
 	for _, g := range shown {
 		d.p("### %s\n\n| phase | start | end | duration | evidence |\n|---|---|---|---|---|\n", mdInline(g.Title()))
 		for _, s := range g.Spans {
@@ -343,7 +346,7 @@ func mdFindings(d *doc, r *Report) {
 	if len(r.Verdict.Causes) > 0 {
 		c := r.Verdict.Causes[0]
 		for i, f := range r.Findings {
-			if f.Rule == c.Rule && (c.Category == "" || f.Category == c.Category) {
+			if c.names(f) {
 				top = i
 				break
 			}
@@ -415,7 +418,7 @@ func mdCollect(d *doc, r *Report) {
 
 func mdEnvironment(d *doc, r *Report) {
 	e := r.Environment
-	if len(e.GPUs)+len(e.Software)+len(e.ServerArgs)+len(e.EnvVars)+len(e.System) == 0 {
+	if e.empty() {
 		return
 	}
 	d.p("## Environment\n\n")

@@ -28,10 +28,7 @@ func mermaidGantt(c *chart) string {
 	b.WriteString("    dateFormat YYYY-MM-DDTHH:mm:ss\n")
 	b.WriteString("    axisFormat %H:%M\n")
 	b.WriteString("    todayMarker off\n")
-	groups := c.Groups
-	if len(groups) > maxGroups {
-		groups = groups[:maxGroups]
-	}
+	groups := c.Groups[:min(len(c.Groups), maxGroups)]
 	for gi, g := range groups {
 		var tasks []string
 		for si, s := range g.Spans {

@@ -6,6 +6,8 @@ import (
 	"math"
 	"strings"
 	"time"
+
+	"github.com/coroner-dev/coroner/rules"
 )
 
 // The SVG timeline: one row per row group, one bar per phase, coloured by
@@ -45,10 +47,7 @@ func phaseColor(p string) string {
 
 // svgTimeline draws the chart, or returns "" when no phase has times.
 func svgTimeline(c *chart) string {
-	groups := c.Groups
-	if len(groups) > maxGroups {
-		groups = groups[:maxGroups]
-	}
+	groups := c.Groups[:min(len(c.Groups), maxGroups)]
 	var t0, t1 time.Time
 	widen := func(t time.Time) {
 		if t.IsZero() {
@@ -211,7 +210,8 @@ func svgTimeline(c *chart) string {
 
 	// Legend: the phases drawn, in startup order, then the marks.
 	lx := 8.0
-	for _, p := range phaseOrder {
+	for _, ph := range rules.Phases {
+		p := string(ph)
 		if !chartHasPhase(groups, p) {
 			continue
 		}
@@ -228,8 +228,6 @@ func svgTimeline(c *chart) string {
 	b.WriteString("\n</svg>")
 	return b.String()
 }
-
-var phaseOrder = []string{"launch", "distributed-init", "weights-loading", "post-weights", "kv-cache", "torch-compile", "cuda-graph-capture", "warmup", "serving", "shutdown"}
 
 func chartHasPhase(groups []procGroup, p string) bool {
 	for _, g := range groups {

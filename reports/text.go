@@ -182,10 +182,7 @@ func (t *textWriter) timeline(r *Report) {
 	}
 	t.section(title + ")")
 	groups := timelineGroups(r.Timeline)
-	shown := groups
-	if len(shown) > maxGroups {
-		shown = shown[:maxGroups]
-	}
+	shown := groups[:min(len(groups), maxGroups)]
 	rows := [][]string{{"PROCESS", "PHASE", "START", "END", "DURATION", "EVIDENCE"}}
 	var styles []string
 	for _, g := range shown {
@@ -294,7 +291,7 @@ func (t *textWriter) collect(r *Report) {
 
 func (t *textWriter) environment(r *Report) {
 	e := r.Environment
-	if len(e.GPUs)+len(e.Software)+len(e.ServerArgs)+len(e.EnvVars)+len(e.System) == 0 {
+	if e.empty() {
 		return
 	}
 	t.section("Environment")

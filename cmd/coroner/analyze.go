@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -83,19 +82,7 @@ func writeOutput(e *env, path string, data []byte) error {
 	return nil
 }
 
-func bundleName(paths []string) string {
-	if len(paths) == 1 {
-		return paths[0]
-	}
-	var b bytes.Buffer
-	for i, p := range paths {
-		if i > 0 {
-			b.WriteString(" ")
-		}
-		b.WriteString(p)
-	}
-	return b.String()
-}
+func bundleName(paths []string) string { return strings.Join(paths, " ") }
 
 type sourcesCmd struct {
 	bundleFlags

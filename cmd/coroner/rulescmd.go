@@ -1,15 +1,16 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
+	"github.com/coroner-dev/coroner/reports"
 	"github.com/coroner-dev/coroner/rules"
 	"github.com/coroner-dev/coroner/rules/pack"
 	"github.com/coroner-dev/coroner/rules/rulestest"
@@ -163,10 +164,7 @@ func listSignatures(e *env, set *pack.Set, format string) error {
 }
 
 func writeJSON(e *env, v any) error {
-	enc := json.NewEncoder(e.stdout)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	if err := reports.JSON(e.stdout, v); err != nil {
 		return fail(exitInternal, "write json: %v", err)
 	}
 	return nil
@@ -255,7 +253,7 @@ func indent(s string) string {
 	return "  " + strings.ReplaceAll(s, "\n", "\n  ")
 }
 
-func writeRefs(w interface{ Write([]byte) (int, error) }, refs []string) {
+func writeRefs(w io.Writer, refs []string) {
 	if len(refs) == 0 {
 		return
 	}

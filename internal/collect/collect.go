@@ -517,29 +517,22 @@ func readEnviron(p string) []string {
 // pyEnv runs the engine's own environment report, else torch's, with the
 // server's Python and environment so that the versions are the server's.
 func (c *collector) pyEnv(ctx context.Context, dir string) {
-	py := c.serverPython()
-	env := c.env
-	if env == nil {
-		env = os.Environ()
-	}
-	cmd := Cmd{Path: py, Env: env, Timeout: max(c.cfg.Timeout, 90*time.Second)}
+	cmd := Cmd{Path: c.serverPython(), Env: c.serverEnv(), Timeout: max(c.cfg.Timeout, 90*time.Second)}
+	var module, name string
 	switch c.target.engine {
 	case "sglang":
-		cmd.Args = []string{"-m", "sglang.check_env"}
-		res := c.run(ctx, cmd)
-		if res.OK() {
-			c.record(dir+"/check_env.txt", 0, res, res.Stdout, false, nil)
-			return
-		}
-		c.record(dir+"/check_env.txt", 0, res, nil, false, nil)
+		module, name = "sglang.check_env", "check_env.txt"
 	case "vllm":
-		cmd.Args = []string{"-m", "vllm.collect_env"}
+		module, name = "vllm.collect_env", "collect_env.txt"
+	}
+	if module != "" {
+		cmd.Args = []string{"-m", module}
 		res := c.run(ctx, cmd)
 		if res.OK() {
-			c.record(dir+"/collect_env.txt", 0, res, res.Stdout, false, nil)
+			c.record(dir+"/"+name, 0, res, res.Stdout, false, nil)
 			return
 		}
-		c.record(dir+"/collect_env.txt", 0, res, nil, false, nil)
+		c.record(dir+"/"+name, 0, res, nil, false, nil)
 	}
 	cmd.Args = []string{"-m", "torch.utils.collect_env"}
 	res := c.run(ctx, cmd)

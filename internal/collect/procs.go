@@ -182,11 +182,8 @@ func findTarget(ps []*proc, pid int, match string, self int) *target {
 			}
 		}
 	}
-	for pid, p := range t.procs {
+	for pid := range t.procs {
 		t.pids = append(t.pids, pid)
-		if t.engine == "" {
-			t.engine = engineOf(p)
-		}
 	}
 	sort.Ints(t.pids)
 	// The main process is the first one whose parent is not in the set.
@@ -196,12 +193,12 @@ func findTarget(ps []*proc, pid int, match string, self int) *target {
 			break
 		}
 	}
-	if t.engine == "" {
-		for _, pid := range t.pids {
-			if e := engineOf(t.procs[pid]); e != "" {
-				t.engine = e
-				break
-			}
+	// The engine is that of the lowest pid that shows one (a descendant
+	// such as ninja shows none).
+	for _, pid := range t.pids {
+		if e := engineOf(t.procs[pid]); e != "" {
+			t.engine = e
+			break
 		}
 	}
 	if m := t.procs[t.mainPID]; m != nil {

@@ -4,6 +4,7 @@ import (
 	"math"
 	"sort"
 	"time"
+	"unicode/utf8"
 
 	"github.com/coroner-dev/coroner/parser/facts"
 	"github.com/coroner-dev/coroner/rules"
@@ -158,52 +159,39 @@ func milestones(r Run) []*facts.LogEvent {
 	return out
 }
 
+// diverge compares the runs' milestone events when one engine wrote both
+// logs, else the phases they entered.
 func diverge(a, b Run) (*Divergence, int) {
 	if a.Result.Index.Engine() == b.Result.Index.Engine() {
-		ma, mb := milestones(a), milestones(b)
-		n := min(len(ma), len(mb))
-		for i := 0; i <= n; i++ {
-			if i < n && ma[i].Type == mb[i].Type {
-				continue
-			}
-			if i == len(ma) && i == len(mb) {
-				return nil, n
-			}
-			d := &Divergence{Index: i, Basis: "event"}
-			if i < len(ma) {
-				d.A = eventMilestone(ma[i])
-			}
-			if i < len(mb) {
-				d.B = eventMilestone(mb[i])
-			}
-			if i > 0 {
-				d.After = eventMilestone(ma[i-1])
-			}
-			return d, i + 1
-		}
+		return firstDivergence(milestones(a), milestones(b), "event",
+			func(x, y *facts.LogEvent) bool { return x.Type == y.Type }, eventMilestone)
 	}
-	pa, pb := runPhases(a), runPhases(b)
-	n := min(len(pa), len(pb))
-	for i := 0; i <= n; i++ {
-		if i < n && pa[i].phase == pb[i].phase {
-			continue
-		}
-		if i == len(pa) && i == len(pb) {
-			return nil, n
-		}
-		d := &Divergence{Index: i, Basis: "phase"}
-		if i < len(pa) {
-			d.A = phaseMilestone(pa[i])
-		}
-		if i < len(pb) {
-			d.B = phaseMilestone(pb[i])
-		}
-		if i > 0 {
-			d.After = phaseMilestone(pa[i-1])
-		}
-		return d, i + 1
+	return firstDivergence(runPhases(a), runPhases(b), "phase",
+		func(x, y runPhase) bool { return x.phase == y.phase }, phaseMilestone)
+}
+
+// firstDivergence finds the first step where sequences a and b differ, and
+// how many steps were compared to find it; nil when they are the same.
+func firstDivergence[T any](a, b []T, basis string, same func(x, y T) bool, milestone func(T) *Milestone) (*Divergence, int) {
+	n := min(len(a), len(b))
+	i := 0
+	for i < n && same(a[i], b[i]) {
+		i++
 	}
-	return nil, n
+	if i == len(a) && i == len(b) {
+		return nil, n
+	}
+	d := &Divergence{Index: i, Basis: basis}
+	if i < len(a) {
+		d.A = milestone(a[i])
+	}
+	if i < len(b) {
+		d.B = milestone(b[i])
+	}
+	if i > 0 {
+		d.After = milestone(a[i-1])
+	}
+	return d, i + 1
 }
 
 func eventMilestone(e *facts.LogEvent) *Milestone {
@@ -223,7 +211,7 @@ func clip(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	for n > 0 && !(s[n]&0xC0 != 0x80) {
+	for n > 0 && !utf8.RuneStart(s[n]) {
 		n--
 	}
 	return s[:n] + "..."

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -316,7 +317,7 @@ func settingKey(r SettingRow) string {
 	k := code(r.Key)
 	var own []string
 	for _, v := range []*SettingValue{r.A, r.B} {
-		if v != nil && v.Key != r.Key && !contains(own, v.Key) {
+		if v != nil && v.Key != r.Key && !slices.Contains(own, v.Key) {
 			own = append(own, v.Key)
 		}
 	}
@@ -439,13 +440,4 @@ func code(s string) string {
 		s = " " + s + " "
 	}
 	return fence + s + fence
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

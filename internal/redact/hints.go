@@ -11,7 +11,6 @@ type hintSet struct {
 	// pair marks the first two bytes of some hint: most bytes of a line
 	// fail this one lookup.
 	pair [1 << 16]bool
-	n    int
 }
 
 type hintRef struct {
@@ -30,7 +29,6 @@ func (s *hintSet) add(id int, hints []string) {
 		}
 		s.pair[uint16(h[0])<<8|uint16(h[1])] = true
 	}
-	s.n = max(s.n, id+1)
 }
 
 // find sets present[id] for every hint found in line.
