@@ -291,8 +291,8 @@ func truncate(s string, n int) string {
 	return string(r[:n-1]) + "…"
 }
 
-// humanBytes renders 1.5 GiB, 12.0 KiB.
-func humanBytes(n int64) string {
+// HumanBytes renders a size in binary units: 512 B, 12.0 KiB, 1.5 GiB.
+func HumanBytes(n int64) string {
 	const unit = 1024
 	if n < unit {
 		return fmt.Sprintf("%d B", n)

@@ -479,7 +479,7 @@ func mdSources(d *doc, r *Report) {
 	}
 	d.p("| path | kind | size | lines | captured | parse issues |\n|---|---|---|---|---|---|\n")
 	for _, s := range r.Bundle.Sources {
-		d.p("| %s | %s | %s | %d | %s | %s |\n", mdInline(s.Path), mdInline(s.Kind), humanBytes(s.Bytes), s.Lines,
+		d.p("| %s | %s | %s | %d | %s | %s |\n", mdInline(s.Path), mdInline(s.Kind), HumanBytes(s.Bytes), s.Lines,
 			mdInline(orDash(s.CapturedAt)), mdInline(issueSummary(s.Issues, 3)))
 	}
 	d.p("\n")

@@ -22,6 +22,7 @@ import (
 	"github.com/coroner-dev/coroner/parser"
 	"github.com/coroner-dev/coroner/parser/facts"
 	"github.com/coroner-dev/coroner/parser/manifest"
+	"github.com/coroner-dev/coroner/reports"
 )
 
 // writeFlags are the flags of the commands that write a bundle.
@@ -213,7 +214,7 @@ func detectKind(it pack.Item) (facts.Kind, error) {
 func summarize(e *env, quiet bool, out string, redacted bool, sum *pack.Summary, maxSize int64) {
 	if !sum.Fits {
 		fmt.Fprintf(e.stderr, "coroner: warning: %s is %s, over --max-size %s even with every log trimmed to its minimum\n",
-			out, humanBytes(sum.Bytes), humanBytes(maxSize))
+			out, reports.HumanBytes(sum.Bytes), reports.HumanBytes(maxSize))
 	}
 	if quiet || !e.stderrTTY {
 		return
@@ -225,7 +226,7 @@ func summarize(e *env, quiet bool, out string, redacted bool, sum *pack.Summary,
 		}
 		secrets += r.Counts.Total()
 	}
-	msg := fmt.Sprintf("wrote %s: %d files, %s", out, len(sum.Results)+1, humanBytes(sum.Bytes))
+	msg := fmt.Sprintf("wrote %s: %d files, %s", out, len(sum.Results)+1, reports.HumanBytes(sum.Bytes))
 	if trimmed > 0 {
 		msg += fmt.Sprintf(", %d trimmed to fit", trimmed)
 	}
@@ -235,18 +236,6 @@ func summarize(e *env, quiet bool, out string, redacted bool, sum *pack.Summary,
 		msg += ", not redacted"
 	}
 	fmt.Fprintf(e.stderr, "\r\x1b[Kcoroner: %s\n", msg)
-}
-
-func humanBytes(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
 }
 
 type bundleCmd struct {
@@ -444,7 +433,7 @@ func measureStream(open func() (io.ReadCloser, error)) (int64, []byte, error) {
 		return 0, nil, err
 	}
 	if int64(n)+rest >= maxDecompressed {
-		return 0, nil, fmt.Errorf("more than %s decompressed", humanBytes(maxDecompressed))
+		return 0, nil, fmt.Errorf("more than %s decompressed", reports.HumanBytes(maxDecompressed))
 	}
 	return int64(n) + rest, head[:n], nil
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/coroner-dev/coroner/parser"
+	"github.com/coroner-dev/coroner/reports"
 )
 
 // progressFrom is the input size from which a parse shows its progress: a
@@ -103,10 +104,10 @@ func progressText(stored, total, files int64) string {
 		f = "1 file parsed"
 	}
 	if total <= 0 {
-		return fmt.Sprintf("%s read · %s", humanBytes(stored), f)
+		return fmt.Sprintf("%s read · %s", reports.HumanBytes(stored), f)
 	}
 	pct := min(stored*100/total, 99)
-	return fmt.Sprintf("%d%% · %s of %s · %s", pct, humanBytes(min(stored, total)), humanBytes(total), f)
+	return fmt.Sprintf("%d%% · %s of %s · %s", pct, reports.HumanBytes(min(stored, total)), reports.HumanBytes(total), f)
 }
 
 // storedSize adds up the sizes of the inputs as stored; known is false when
