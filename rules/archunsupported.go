@@ -58,10 +58,7 @@ func runArch(p *Pass) {
 			}
 		}
 	}
-	phase := idx.RunPhase()
-	if m.Log != nil && m.Event != nil {
-		phase = idx.PhaseAt(m.Log, m.Event.Proc, m.Src.Line)
-	}
+	phase := idx.matchPhase(m, idx.RunPhase())
 	p.Report(Finding{
 		Message:    fmt.Sprintf("%s at %s, on %s: a library was built without kernels for this architecture, or its compiler does not know it.", strings.TrimRight(trimText(m.Text, 200), "."), m.Src, gpu),
 		Remedy:     m.Sig.Remedy,

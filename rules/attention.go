@@ -144,7 +144,8 @@ func runAttention(p *Pass) {
 	if !ok {
 		return
 	}
-	gpuEv := Evidence{Src: gpu.Src, Text: fmt.Sprintf("%s: compute capability %s (SM%d)", gpu.Name, gpu.CC, major*10+minorOf(gpu.CC))}
+	sm := ccNumber(gpu.CC)
+	gpuEv := Evidence{Src: gpu.Src, Text: fmt.Sprintf("%s: compute capability %s (SM%d)", gpu.Name, gpu.CC, sm)}
 	came := st.Ready != nil && !st.Failed()
 	for _, u := range dedupBackends(used) {
 		why, conf := backendProblem(u.name, major)
@@ -185,7 +186,7 @@ func runAttention(p *Pass) {
 			}
 		}
 		p.Report(Finding{
-			Title: fmt.Sprintf("%s attention backend on %s (SM%d)", u.name, shortGPU(gpu.Name), major*10+minorOf(gpu.CC)),
+			Title: fmt.Sprintf("%s attention backend on %s (SM%d)", u.name, shortGPU(gpu.Name), sm),
 			Message: fmt.Sprintf("The server ran the %s attention backend on %d × %s (compute capability %s) and %s: %s.",
 				u.name, len(inv), gpu.Name, gpu.CC, state, why),
 			Remedy:     remedyFor(idx, u.name, major),

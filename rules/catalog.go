@@ -181,18 +181,24 @@ type SigMatch struct {
 	AfterShutdown bool
 }
 
+// ShutdownLine is the line of the first shutdown event of a log (0 when it
+// has none). Signature matches after it are AfterShutdown, and pack rules
+// leave the events after it out alike.
+func ShutdownLine(l *facts.Log) int {
+	for _, e := range l.Events {
+		if e.Type == facts.EventShutdown {
+			return e.Src.Line
+		}
+	}
+	return 0
+}
+
 // matchCatalog runs every signature over the recognized log events, the
 // traceback exception lines and the kernel log.
 func matchCatalog(f *facts.Facts, sigs []*Signature) []SigMatch {
 	var out []SigMatch
 	for _, l := range f.Logs {
-		shutdownLine := 0
-		for _, e := range l.Events {
-			if e.Type == facts.EventShutdown {
-				shutdownLine = e.Src.Line
-				break
-			}
-		}
+		shutdownLine := ShutdownLine(l)
 		for _, e := range l.Events {
 			texts := []string{e.Msg}
 			if tb := e.Traceback; tb != nil {
@@ -268,6 +274,16 @@ func (idx *Index) Matches(owner string, ids ...string) []SigMatch {
 		}
 	}
 	return out
+}
+
+// matchPhase is the phase the process that wrote a matched log line was in
+// at that line, or otherwise for a match that is no log event (a kernel
+// line).
+func (idx *Index) matchPhase(m SigMatch, otherwise Phase) Phase {
+	if m.Log != nil && m.Event != nil {
+		return idx.PhaseAt(m.Log, m.Event.Proc, m.Src.Line)
+	}
+	return otherwise
 }
 
 // LiveMatches is Matches(owner) without the matches that are shutdown

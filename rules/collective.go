@@ -45,10 +45,7 @@ utilization, the hypothesis is ruled out with that evidence.`,
 func runCollective(p *Pass) {
 	idx, st := p.Index, &p.Index.State
 	// 1. Watchdog timeouts.
-	var wd []*facts.LogEvent
-	for _, e := range idx.Events(facts.EventCollectiveTimout) {
-		wd = append(wd, e)
-	}
+	wd := idx.Events(facts.EventCollectiveTimout)
 	if len(wd) == 0 {
 		for _, m := range idx.Matches(p.Rule.ID) {
 			if m.Event != nil && !m.AfterShutdown {

@@ -102,16 +102,8 @@ func failureText(e *facts.LogEvent) string {
 func runCrashed(p *Pass) {
 	idx, st := p.Index, &p.Index.State
 	if root := RootFailure(st); root != nil {
-		var l *facts.Log
-		for _, x := range idx.Facts.Logs {
-			for _, e := range x.Events {
-				if e == root {
-					l = x
-				}
-			}
-		}
 		phase := idx.RunPhase()
-		if l != nil {
+		if l := logOf(idx, root); l != nil {
 			phase = idx.PhaseAt(l, root.Proc, root.Src.Line)
 		}
 		afterReady := st.Ready != nil && st.Ready.Src.File == root.Src.File && st.Ready.Src.Line < root.Src.Line
@@ -195,6 +187,18 @@ func runCrashed(p *Pass) {
 		Confidence: 0.7,
 		Remedy:     "Look for the killer: `dmesg -T | grep -iE 'killed process|oom'` (host OOM), the container runtime's events (`docker inspect` OOMKilled, exit code 137), and the supervisor's log.",
 	})
+}
+
+// logOf returns the log that holds the event, or nil.
+func logOf(idx *Index, e *facts.LogEvent) *facts.Log {
+	for _, l := range idx.Facts.Logs {
+		for _, x := range l.Events {
+			if x == e {
+				return l
+			}
+		}
+	}
+	return nil
 }
 
 // explained reports whether a catalog signature matched a live failure.

@@ -58,10 +58,7 @@ func runGPUOOM(p *Pass) {
 			break
 		}
 	}
-	phase := idx.RunPhase()
-	if m.Log != nil && m.Event != nil {
-		phase = idx.PhaseAt(m.Log, m.Event.Proc, m.Src.Line)
-	}
+	phase := idx.matchPhase(m, idx.RunPhase())
 	ev := []Evidence{{Src: m.Src, Text: m.Text}}
 	numbers := ""
 	for _, e := range idx.Events(facts.EventOOM) {

@@ -39,7 +39,9 @@ func runHostMem(p *Pass) {
 	idx, st := p.Index, &p.Index.State
 	var ev []Evidence
 	var victims []string
-	explained := st.Failed() && RootFailure(st) != nil && RootFailure(st).Type != facts.EventKilled && RootFailure(st).Type != facts.EventChildFailed
+	// RootFailure is nil exactly when the run has no failure.
+	root := RootFailure(st)
+	explained := root != nil && root.Type != facts.EventKilled && root.Type != facts.EventChildFailed
 	for _, k := range idx.Facts.Kernel {
 		if k.Type != facts.KernelOOMKill {
 			continue

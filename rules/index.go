@@ -16,14 +16,16 @@ import (
 // last, in bundle order).
 func (idx *Index) ProcSnapshots() []*facts.ProcSnapshot {
 	out := append([]*facts.ProcSnapshot(nil), idx.Facts.Procs...)
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i].At, out[j].At
-		if a.IsZero() != b.IsZero() {
-			return !a.IsZero()
-		}
-		return a.Before(b)
-	})
+	sort.SliceStable(out, func(i, j int) bool { return atBefore(out[i].At, out[j].At) })
 	return out
+}
+
+// atBefore orders snapshot times: known times first, in time order.
+func atBefore(a, b time.Time) bool {
+	if a.IsZero() != b.IsZero() {
+		return !a.IsZero()
+	}
+	return a.Before(b)
 }
 
 // Rounds returns one process snapshot per capture time: a collector takes
@@ -68,16 +70,18 @@ func (idx *Index) LatestProcs() *facts.ProcSnapshot {
 	return best
 }
 
+// snapshotRichness scores a snapshot by the columns of its first row
+// (ppid, start time) and its size.
 func snapshotRichness(s *facts.ProcSnapshot) int {
 	n := 0
-	for _, p := range s.Procs {
+	if len(s.Procs) > 0 {
+		p := s.Procs[0]
 		if p.PPID > 0 {
 			n += 2
 		}
 		if !p.Start.IsZero() {
 			n++
 		}
-		break
 	}
 	return n + len(s.Procs)/1000
 }
@@ -134,13 +138,7 @@ func absDur(d time.Duration) time.Duration {
 // GPUSnapshots returns the GPU snapshots in time order.
 func (idx *Index) GPUSnapshots() []*facts.GPUSnapshot {
 	out := append([]*facts.GPUSnapshot(nil), idx.Facts.GPUs...)
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i].At, out[j].At
-		if a.IsZero() != b.IsZero() {
-			return !a.IsZero()
-		}
-		return a.Before(b)
-	})
+	sort.SliceStable(out, func(i, j int) bool { return atBefore(out[i].At, out[j].At) })
 	return out
 }
 
@@ -311,7 +309,7 @@ func LastActivity(l *facts.Log) LogActivity {
 			continue
 		}
 		if end := barEnd(b); end.After(a.Time) {
-			a = LogActivity{Time: barEnd(b), Src: b.Src, Text: barText(b)}
+			a = LogActivity{Time: end, Src: b.Src, Text: barText(b)}
 		}
 	}
 	return a

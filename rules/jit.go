@@ -105,10 +105,6 @@ func runJIT(p *Pass) {
 				ev = append(ev, Evidence{Src: x.Src, Text: x.Text})
 			}
 		}
-		phase := Phase("")
-		if m.Log != nil && m.Event != nil {
-			phase = idx.PhaseAt(m.Log, m.Event.Proc, m.Src.Line)
-		}
 		p.Report(Finding{
 			Title:      "kernel JIT build failed",
 			Severity:   SeverityCritical,
@@ -117,7 +113,7 @@ func runJIT(p *Pass) {
 			Evidence:   ev,
 			Confidence: m.Sig.Confidence,
 			Outcome:    OutcomeCrashed,
-			Phase:      phase,
+			Phase:      idx.matchPhase(m, ""),
 			Cause:      true,
 			Why:        "a compiler error ended the run: " + m.Text,
 		})

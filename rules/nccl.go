@@ -81,8 +81,8 @@ func runNCCL(p *Pass) {
 			return
 		}
 		phase := idx.RunPhase()
-		if len(ms) > 0 && ms[0].Log != nil && ms[0].Event != nil {
-			phase = idx.PhaseAt(ms[0].Log, ms[0].Event.Proc, ms[0].Src.Line)
+		if len(ms) > 0 {
+			phase = idx.matchPhase(ms[0], phase)
 		}
 		p.Report(Finding{
 			Title:      title,

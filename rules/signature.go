@@ -57,8 +57,8 @@ func runSignatures(p *Pass) {
 			msg += " Fixed in: " + sig.Fixed + "."
 		}
 		phase := sig.Phase
-		if phase == "" && first.Log != nil && first.Event != nil {
-			phase = p.Index.PhaseAt(first.Log, first.Event.Proc, first.Src.Line)
+		if phase == "" {
+			phase = p.Index.matchPhase(first, "")
 		}
 		p.Report(Finding{
 			Title:      sig.Title,

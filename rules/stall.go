@@ -79,7 +79,8 @@ func phaseLimit(idx *Index, ph Phase) (time.Duration, string) {
 	return 0, ""
 }
 
-// weightsBar returns the last weight-loading bar of the main log.
+// weightsBar returns the last weight-loading bar of the bundle's logs (the
+// last log that has one).
 func weightsBar(idx *Index) *facts.ProgressBar {
 	var out *facts.ProgressBar
 	for _, l := range idx.Facts.Logs {

@@ -91,13 +91,7 @@ func (m *matcher) hits(idx *rules.Index) []*facts.LogEvent {
 		return out
 	}
 	for _, l := range idx.Facts.Logs {
-		stop := 0
-		for _, e := range l.Events {
-			if e.Type == facts.EventShutdown {
-				stop = e.Src.Line
-				break
-			}
-		}
+		stop := rules.ShutdownLine(l)
 		for _, e := range l.Events {
 			if stop > 0 && e.Src.Line > stop {
 				break
