@@ -46,13 +46,13 @@ type Signature struct {
 
 // Match reports whether text holds the signature.
 func (s *Signature) Match(text string) bool {
-	return s.match(text, func() string { return strings.ToLower(text) })
+	return s.match(&matchText{text: text})
 }
 
-// match is Match with text's lower-case form from the caller, who computes
-// it once for every signature.
-func (s *Signature) match(text string, lower func() string) bool {
-	return s.pf.mayMatch(text, lower) && s.re.MatchString(text)
+// match is Match on a text whose lower-case form is worked out once for all
+// the signatures.
+func (s *Signature) match(t *matchText) bool {
+	return s.pf.mayMatch(t) && s.re.MatchString(t.text)
 }
 
 // BuiltinCatalog returns the embedded catalog. It is validated by tests, so
@@ -207,20 +207,14 @@ func matchCatalog(f *facts.Facts, sigs []*Signature) []SigMatch {
 			if s := e.Str("first_exc_msg"); s != "" {
 				texts = append(texts, e.Str("first_exc_type")+": "+s)
 			}
-			lowers := make([]func() string, len(texts))
+			mts := make([]matchText, len(texts))
 			for i, t := range texts {
-				var low string
-				lowers[i] = func() string {
-					if low == "" {
-						low = strings.ToLower(t)
-					}
-					return low
-				}
+				mts[i].text = t
 			}
 			for _, sig := range sigs {
-				for i, t := range texts {
-					if t != "" && sig.match(t, lowers[i]) {
-						out = append(out, SigMatch{Sig: sig, Src: e.Src, Text: t, Time: e.Time, Event: e, Log: l,
+				for i := range mts {
+					if mts[i].text != "" && sig.match(&mts[i]) {
+						out = append(out, SigMatch{Sig: sig, Src: e.Src, Text: mts[i].text, Time: e.Time, Event: e, Log: l,
 							AfterShutdown: shutdownLine > 0 && e.Src.Line > shutdownLine})
 						break
 					}
@@ -231,7 +225,7 @@ func matchCatalog(f *facts.Facts, sigs []*Signature) []SigMatch {
 			if tb := e.Traceback; tb != nil {
 				for _, a := range tb.After {
 					for _, sig := range sigs {
-						if sig.Match(a.Text) { // few lines: no lower-case cache
+						if sig.Match(a.Text) {
 							out = append(out, SigMatch{Sig: sig, Src: facts.Source{File: e.Src.File, Line: a.Line}, Text: a.Text, Time: e.Time, Event: e, Log: l,
 								AfterShutdown: shutdownLine > 0 && a.Line > shutdownLine})
 						}
@@ -241,15 +235,9 @@ func matchCatalog(f *facts.Facts, sigs []*Signature) []SigMatch {
 		}
 	}
 	for _, k := range f.Kernel {
-		var low string
-		lower := func() string {
-			if low == "" {
-				low = strings.ToLower(k.Text)
-			}
-			return low
-		}
+		mt := matchText{text: k.Text}
 		for _, sig := range sigs {
-			if sig.match(k.Text, lower) {
+			if sig.match(&mt) {
 				out = append(out, SigMatch{Sig: sig, Src: k.Src, Text: k.Text, Time: k.Time})
 			}
 		}

@@ -38,14 +38,6 @@ type Span struct {
 	Evidence facts.Source `json:"evidence"`
 }
 
-// Duration is End-Start, or 0 for an open span.
-func (s Span) Duration() time.Duration {
-	if s.End.IsZero() || s.Start.IsZero() {
-		return 0
-	}
-	return s.End.Sub(s.Start)
-}
-
 // Derive computes the index. catalog is the signature catalog to match
 // (nil: the built-in one).
 func Derive(f *facts.Facts, catalog []*Signature) *Index {

@@ -334,16 +334,6 @@ func (idx *Index) MainLog() *facts.Log {
 	return best
 }
 
-// ProcTimelineOf returns the timeline of a process key.
-func (idx *Index) ProcTimelineOf(key string) *ProcTimeline {
-	for _, p := range idx.Procs {
-		if p.Key == key {
-			return p
-		}
-	}
-	return nil
-}
-
 // Lines counts the lines of all server logs.
 func (idx *Index) Lines() int {
 	n := 0

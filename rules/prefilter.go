@@ -31,6 +31,11 @@ func newPrefilter(pattern string) prefilter {
 	}
 	if fold {
 		for i, l := range lits {
+			if !isASCII(l) {
+				// Unicode case folding is not ToLower ('K' folds to the
+				// Kelvin sign): leave such a pattern to the regexp.
+				return prefilter{}
+			}
 			lits[i] = strings.ToLower(l)
 		}
 	}
@@ -96,23 +101,32 @@ func shortest(lits []string) int {
 	return n
 }
 
-// mayMatch reports whether text can match; lower returns text in lower
-// case (the caller computes it once for all the signatures).
-func (p prefilter) mayMatch(text string, lower func() string) bool {
+// matchText is a text to match, with its lower-case form once a
+// case-insensitive prefilter has needed it.
+type matchText struct {
+	text, lower string
+	lowered     bool
+}
+
+// mayMatch reports whether t can match.
+func (p prefilter) mayMatch(t *matchText) bool {
 	if len(p.lits) == 0 {
 		return true
 	}
-	t := text
+	s := t.text
 	if p.fold {
-		if !isASCII(text) {
+		if !isASCII(s) {
 			// Unicode case folding is not ToLower ('ſ' folds to 's'):
 			// leave such text to the regexp.
 			return true
 		}
-		t = lower()
+		if !t.lowered {
+			t.lower, t.lowered = strings.ToLower(s), true
+		}
+		s = t.lower
 	}
 	for _, l := range p.lits {
-		if strings.Contains(t, l) {
+		if strings.Contains(s, l) {
 			return true
 		}
 	}

@@ -32,6 +32,8 @@ func TestRequiredLiterals(t *testing.T) {
 		{`(abc)?\d+`, nil, false},
 		{`ab\d`, nil, false},
 		{`(`, nil, false},
+		// Unicode folding is not ToLower: non-ASCII literals are left to the regexp.
+		{`(?i)straße kaputt`, nil, false},
 	} {
 		pf := newPrefilter(c.pattern)
 		assert.Equal(t, c.lits, pf.lits, c.pattern)

@@ -56,24 +56,6 @@ type ProcTimeline struct {
 	Spans []Span
 }
 
-// Last returns the last span, or a zero span.
-func (p *ProcTimeline) Last() Span {
-	if len(p.Spans) == 0 {
-		return Span{}
-	}
-	return p.Spans[len(p.Spans)-1]
-}
-
-// Reached reports whether the process entered the phase.
-func (p *ProcTimeline) Reached(ph Phase) bool {
-	for _, s := range p.Spans {
-		if s.Phase == ph {
-			return true
-		}
-	}
-	return false
-}
-
 // procTimelines reconstructs the phases of every process of every log.
 func procTimelines(f *facts.Facts) []*ProcTimeline {
 	var out []*ProcTimeline
@@ -174,22 +156,18 @@ func barPhase(b *facts.ProgressBar) facts.EventType {
 	return ""
 }
 
-// barEnd estimates when a bar reached its last state. Its elapsed time
-// counts from its start, so the end is start plus elapsed; the closest
-// stamped line before the last state bounds it from below. Without a start
-// the stamp plus the elapsed time is the only (late) estimate.
+// barEnd estimates when a bar reached its last state: its elapsed time
+// counts from its start, and the closest stamped line before its last state
+// bounds it from below. Zero when no stamped line preceded the bar.
 func barEnd(b *facts.ProgressBar) time.Time {
-	if b.Elapsed <= 0 {
+	if b.Start.IsZero() {
 		return b.Time
 	}
-	d := time.Duration(b.Elapsed * float64(time.Second))
-	if b.Start.IsZero() {
-		return b.Time.Add(d)
+	end := b.Start.Add(time.Duration(b.Elapsed * float64(time.Second)))
+	if end.Before(b.Time) {
+		return b.Time
 	}
-	if end := b.Start.Add(d); end.After(b.Time) {
-		return end
-	}
-	return b.Time
+	return end
 }
 
 // rankZero returns the process of a log that draws the rank-0 bars: the
