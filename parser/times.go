@@ -21,17 +21,22 @@ func normalizeTimes(f *facts.Facts, mtimes map[string]time.Time, opts Options) {
 	if zoneWhy != "" {
 		f.Assumptions = append(f.Assumptions, zoneWhy)
 	}
-	// Zone first: a year is chosen by comparing instants.
-	shiftSources(f, func(file string, c facts.Clock, t time.Time) time.Time {
-		if c.NoZone {
-			return rezone(t, zone)
-		}
-		return t
-	})
-	ref, refWhy := referenceTime(f, mtimes, opts)
+	// Zone first: a year is chosen by comparing instants. In UTC rezone
+	// changes nothing, and the walk is skipped.
+	if zone != nil && zone != time.UTC {
+		shiftSources(f, func(file string, c facts.Clock, t time.Time) time.Time {
+			if c.NoZone {
+				return rezone(t, zone)
+			}
+			return t
+		})
+	}
+	ref, refWhy := referenceTime(f, mtimes)
 	yearWhy := map[string]string{}
-	shifts := map[string]int{}
-	for _, file := range sortedKeys(f.Clocks) {
+	shifts := map[string]int{}    // a file is here when its year was decided
+	moved := false                // some year moved: the times must be walked
+	files := sortedKeys(f.Clocks) // the walks below change values, not keys
+	for _, file := range files {
 		c := f.Clocks[file]
 		if !c.NoYear || c.Latest.IsZero() {
 			continue
@@ -54,17 +59,20 @@ func normalizeTimes(f *facts.Facts, mtimes map[string]time.Time, opts Options) {
 			continue
 		}
 		shifts[file] = year - latest.Year()
+		moved = moved || shifts[file] != 0
 	}
-	shiftSources(f, func(file string, c facts.Clock, t time.Time) time.Time {
-		if d, ok := shifts[file]; ok && d != 0 {
-			return t.AddDate(d, 0, 0)
-		}
-		return t
-	})
+	if moved {
+		shiftSources(f, func(file string, c facts.Clock, t time.Time) time.Time {
+			if d := shifts[file]; d != 0 {
+				return t.AddDate(d, 0, 0)
+			}
+			return t
+		})
+	}
 	for _, file := range sortedKeys(yearWhy) {
 		f.Assumptions = append(f.Assumptions, yearWhy[file])
 	}
-	for _, file := range sortedKeys(f.Clocks) {
+	for _, file := range files {
 		if c := f.Clocks[file]; c.NoYear && !c.Latest.IsZero() {
 			if _, ok := shifts[file]; !ok {
 				f.Assumptions = append(f.Assumptions, fmt.Sprintf(
@@ -156,7 +164,7 @@ func offsetName(secs int) string {
 // referenceTime is the latest time known with its year: a capture stamp, a
 // manifest record, an in-band snapshot stamp, a log with years; else an
 // archive modification time.
-func referenceTime(f *facts.Facts, mtimes map[string]time.Time, opts Options) (time.Time, string) {
+func referenceTime(f *facts.Facts, mtimes map[string]time.Time) (time.Time, string) {
 	var best time.Time
 	var why string
 	consider := func(t time.Time, w string) {
@@ -197,14 +205,24 @@ func referenceTime(f *facts.Facts, mtimes map[string]time.Time, opts Options) (t
 // stampSnapshots gives snapshots without an in-band time the capture stamp
 // of their directory, and resolves ps START columns against the snapshot day.
 func stampSnapshots(f *facts.Facts, zone *time.Location) {
-	stamp := func(file string) (*facts.CaptureStamp, bool) {
-		dir := dirOf(file)
-		for _, c := range f.Capture {
-			if c.Scope == dir {
-				return c, true
-			}
+	// The first stamp of each directory, and the first source of each path
+	// (as f.Source finds it): a bundle of many rounds has thousands of
+	// snapshots, each looked up here.
+	byDir := make(map[string]*facts.CaptureStamp, len(f.Capture))
+	for _, c := range f.Capture {
+		if _, ok := byDir[c.Scope]; !ok {
+			byDir[c.Scope] = c
 		}
-		return nil, false
+	}
+	stamp := func(file string) (*facts.CaptureStamp, bool) {
+		c, ok := byDir[dirOf(file)]
+		return c, ok
+	}
+	byPath := make(map[string]*facts.SourceInfo, len(f.Sources))
+	for _, s := range f.Sources {
+		if _, ok := byPath[s.Path]; !ok {
+			byPath[s.Path] = s
+		}
 	}
 	for _, s := range f.Procs {
 		if s.At.IsZero() {
@@ -241,12 +259,12 @@ func stampSnapshots(f *facts.Facts, zone *time.Location) {
 		}
 	}
 	for _, s := range f.Procs {
-		if src := f.Source(s.Src.File); src != nil && src.CapturedAt.IsZero() && !s.At.IsZero() {
+		if src := byPath[s.Src.File]; src != nil && src.CapturedAt.IsZero() && !s.At.IsZero() {
 			src.CapturedAt, src.CapturedAtFrom = s.At, s.AtFrom
 		}
 	}
 	for _, g := range f.GPUs {
-		if src := f.Source(g.Src.File); src != nil && src.CapturedAt.IsZero() && !g.At.IsZero() {
+		if src := byPath[g.Src.File]; src != nil && src.CapturedAt.IsZero() && !g.At.IsZero() {
 			src.CapturedAt, src.CapturedAtFrom = g.At, g.AtFrom
 		}
 	}

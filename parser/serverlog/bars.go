@@ -2,6 +2,7 @@ package serverlog
 
 import (
 	"bytes"
+	"strconv"
 	"strings"
 	"time"
 
@@ -152,11 +153,8 @@ func (p *parser) bar(l *line, ps *procState, bare bool) ([]byte, bool) {
 	}
 	p.count(ps, l, l.body[:t.end])
 	p.barState(ps, &t)
-	rest := l.body[t.end:]
-	if len(bytes.TrimSpace(rest)) == 0 {
-		return nil, true
-	}
-	return rest, true
+	// What follows, if only spaces, is dropped by the caller (segment).
+	return l.body[t.end:], true
 }
 
 func (p *parser) barState(ps *procState, t *tqdmBar) {
@@ -183,10 +181,9 @@ func (p *parser) barState(ps *procState, t *tqdmBar) {
 	}
 	src := facts.Source{File: p.in.Path, Line: p.lineNo}
 	if bs == nil {
-		if p.bars >= maxBars {
+		if len(p.barList) >= maxBars {
 			return
 		}
-		p.bars++
 		desc := string(t.desc)
 		if p.bad {
 			desc = strings.ToValidUTF8(desc, "\uFFFD")
@@ -216,10 +213,7 @@ func (p *parser) finishBars() {
 	for _, bs := range p.barList {
 		b := bs.bar
 		if len(bs.detail) > 0 {
-			b.Detail = string(bs.detail)
-			if bs.detailBad {
-				b.Detail = string(bytes.ToValidUTF8(bs.detail, []byte("\uFFFD")))
-			}
+			b.Detail = validString(bs.detail, bs.detailBad)
 		}
 		var typ facts.EventType
 		switch {
@@ -241,32 +235,10 @@ func (p *parser) finishBars() {
 			Proc:   b.Proc,
 			Level:  facts.LevelInfo,
 			Type:   typ,
-			Msg:    msg + ": " + itoa(b.N) + "/" + itoa(b.Total),
+			Msg:    msg + ": " + strconv.Itoa(b.N) + "/" + strconv.Itoa(b.Total),
 			Fields: f,
 		}
 		ev.Inherited = bs.inherited && !b.Time.IsZero()
 		p.events.add(ev)
 	}
-}
-
-func itoa(n int) string {
-	var buf [20]byte
-	i := len(buf)
-	neg := n < 0
-	if neg {
-		n = -n
-	}
-	for {
-		i--
-		buf[i] = byte('0' + n%10)
-		n /= 10
-		if n == 0 {
-			break
-		}
-	}
-	if neg {
-		i--
-		buf[i] = '-'
-	}
-	return string(buf[i:])
 }

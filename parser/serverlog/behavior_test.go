@@ -522,3 +522,23 @@ func TestTracebackLinesAfterBareException(t *testing.T) {
 	assert.Empty(t, tb.Traceback.After)
 	require.Len(t, l.Bars, 1)
 }
+
+func TestEmptyLogHasEmptyEvents(t *testing.T) {
+	// Events is never nil, so that an empty log reads "events": [].
+	for _, s := range []string{"", "\n \n"} {
+		out, _ := parseText("empty.log", s, facts.KindServerLog)
+		require.NotNil(t, out.Logs[0].Events)
+		require.Empty(t, out.Logs[0].Events)
+	}
+}
+
+func TestBarFollowedBySpaces(t *testing.T) {
+	// The spaces after a bar's state are not a record of their own.
+	out, _ := parseText("bar.log", "Loading safetensors checkpoint shards: 100% Completed | 3/3 [00:01<00:00,  2.00it/s]   \n", facts.KindVLLMLog)
+	l := out.Logs[0]
+	require.Len(t, l.Bars, 1)
+	require.Equal(t, 3, l.Bars[0].N)
+	require.Len(t, l.Events, 1)
+	require.Equal(t, facts.EventLoadProgress, l.Events[0].Type)
+	require.Equal(t, 1, l.Procs[0].Lines)
+}

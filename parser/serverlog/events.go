@@ -112,7 +112,7 @@ func (p *parser) recognize(l *line, ps *procState, bare bool) *facts.LogEvent {
 			return p.emit(ps, facts.EventVersion, lvl, b[k+2:], map[string]any{"engine": "vllm", "version": string(trimDot(b[k+len("  version "):]))})
 		}
 	}
-	ev, done := p.message(l, ps, lvl, b, bare)
+	ev, done := p.table(l, ps, lvl, b, bare)
 	if ev != nil || done {
 		return ev
 	}
@@ -157,13 +157,8 @@ func (p *parser) anywhere(ps *procState, lvl facts.Level, b []byte) *facts.LogEv
 	return nil
 }
 
-// message is the big table of milestones and failures, by first letter. It
+// table is the big table of milestones and failures, by first letter. It
 // returns done for lines it consumed without an event (stat lines).
-func (p *parser) message(l *line, ps *procState, lvl facts.Level, b []byte, bare bool) (*facts.LogEvent, bool) {
-	ev, done := p.table(l, ps, lvl, b, bare)
-	return ev, done || ev != nil
-}
-
 func (p *parser) table(l *line, ps *procState, lvl facts.Level, b []byte, bare bool) (*facts.LogEvent, bool) {
 	if len(b) == 0 {
 		return nil, false
@@ -613,11 +608,7 @@ func (p *parser) table(l *line, ps *procState, lvl facts.Level, b []byte, bare b
 			}
 			return p.emit(ps, facts.EventAttentionBackend, lvl, b, f), false
 		case has(b, "Uvicorn running on"):
-			f := map[string]any{"server": "uvicorn"}
-			if w := wordAfter(b, "running on "); w != nil {
-				f["url"] = string(w)
-			}
-			return p.emit(ps, facts.EventHTTPStart, lvl, b, f), false
+			return p.uvicornRunning(ps, lvl, b), false
 		}
 	case 'W':
 		switch {
@@ -1308,15 +1299,11 @@ func (p *parser) torchLine(l *line, ps *procState, lvl facts.Level) *facts.LogEv
 	if contains(b, "out of memory") && contains(b, "CUDA") {
 		return p.oom(ps, b)
 	}
-	if bytes.HasPrefix(b, tbHead) {
-		return nil
-	}
-	if k := bytes.IndexByte(l.hdr, ' '); k > 0 {
+	// A body that opens a traceback never gets here: handle starts the
+	// traceback instead. The header never starts with a space.
+	if e := bytes.LastIndexByte(l.hdr, ' '); e > 0 {
 		// the source file of the glog line
-		h := l.hdr
-		if e := bytes.LastIndexByte(h, ' '); e > 0 {
-			f["file"] = string(bytes.TrimRight(h[e+1:], "]"))
-		}
+		f["file"] = string(bytes.TrimRight(l.hdr[e+1:], "]"))
 	}
 	return p.emit(ps, facts.EventTorchLog, lvl, b, f)
 }
@@ -1346,10 +1333,9 @@ func (p *parser) nccl(l *line, ps *procState, lvl facts.Level) *facts.LogEvent {
 		p.kbuf = strconv.AppendInt(p.kbuf, int64(l.ncclRank), 10)
 		p.kbuf = append(p.kbuf, '|')
 		p.kbuf = append(p.kbuf, tr...)
-		if p.ncclSeen[string(p.kbuf)] || len(p.ncclSeen) >= 4096 {
+		if p.seenKey() {
 			return nil
 		}
-		p.ncclSeen[string(p.kbuf)] = true
 		f["transport"] = string(tr)
 		return p.emit(ps, facts.EventNCCLInfo, lvl, b, f)
 	case contains(b, "Init COMPLETE"):
@@ -1383,12 +1369,21 @@ func (p *parser) gloo(l *line, ps *procState) *facts.LogEvent {
 		// per rank and peer count, and every mismatch.
 		p.kbuf = append(p.kbuf[:0], "gloo|"...)
 		p.kbuf = append(p.kbuf, b...)
-		if p.ncclSeen[string(p.kbuf)] || len(p.ncclSeen) >= 4096 {
+		if p.seenKey() {
 			return nil
 		}
-		p.ncclSeen[string(p.kbuf)] = true
 	}
 	return p.emit(ps, facts.EventGloo, lvl, b, f)
+}
+
+// seenKey reports whether the key in p.kbuf was met before, or can no
+// longer be remembered, and remembers it.
+func (p *parser) seenKey() bool {
+	if p.ncclSeen[string(p.kbuf)] || len(p.ncclSeen) >= 4096 {
+		return true
+	}
+	p.ncclSeen[string(p.kbuf)] = true
+	return false
 }
 
 // flashinfer reads flashinfer's JIT logger.
@@ -1423,11 +1418,7 @@ func (p *parser) uvicorn(l *line, ps *procState, lvl facts.Level) *facts.LogEven
 		}
 		return p.emit(ps, facts.EventReady, lvl, b, map[string]any{"server": "uvicorn"})
 	case has(b, "Uvicorn running on"):
-		f := map[string]any{"server": "uvicorn"}
-		if w := wordAfter(b, "running on "); w != nil {
-			f["url"] = string(w)
-		}
-		return p.emit(ps, facts.EventHTTPStart, lvl, b, f)
+		return p.uvicornRunning(ps, lvl, b)
 	case has(b, "Shutting down"), has(b, "Application shutdown complete"), has(b, "Finished server process"):
 		return p.emit(ps, facts.EventShutdown, lvl, b, map[string]any{"server": "uvicorn"})
 	case has(b, "Exception in ASGI application"):
@@ -1442,6 +1433,14 @@ func (p *parser) uvicornStarted(ps *procState, lvl facts.Level, b []byte) *facts
 	f := map[string]any{"server": "uvicorn", "stage": "process-started"}
 	if v, ok := numAfter(b, "process ["); ok {
 		f["pid"] = v
+	}
+	return p.emit(ps, facts.EventHTTPStart, lvl, b, f)
+}
+
+func (p *parser) uvicornRunning(ps *procState, lvl facts.Level, b []byte) *facts.LogEvent {
+	f := map[string]any{"server": "uvicorn"}
+	if w := wordAfter(b, "running on "); w != nil {
+		f["url"] = string(w)
 	}
 	return p.emit(ps, facts.EventHTTPStart, lvl, b, f)
 }

@@ -224,9 +224,9 @@ func normKey(dst []byte, k []byte) []byte {
 // unit get the unit in the key ("avail mem=47.80 GB" -> avail_mem_gb).
 func kvEq(b []byte, f map[string]any) {
 	for len(b) > 0 {
-		item := b
 		depth := 0
 		end := len(b)
+	scan:
 		for i := 0; i < len(b); i++ {
 			switch b[i] {
 			case '[', '(', '{':
@@ -238,13 +238,11 @@ func kvEq(b []byte, f map[string]any) {
 			case ',':
 				if depth == 0 && i+1 < len(b) && b[i+1] == ' ' {
 					end = i
+					break scan
 				}
 			}
-			if end != len(b) {
-				break
-			}
 		}
-		item = b[:end]
+		item := b[:end]
 		if end < len(b) {
 			b = b[end+2:]
 		} else {

@@ -51,7 +51,6 @@ type line struct {
 	ncclPID  int
 	ncclRank int
 	tagOnly  bool
-	wrapped  bool
 	// uvicorn is set for uvicorn's "INFO:     " lines, bare or inside an
 	// SGLang prefix.
 	uvicorn bool
@@ -120,6 +119,14 @@ func glogLevel(c byte) facts.Level {
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
+// skipOneSpace drops the space that separates a header from its message.
+func skipOneSpace(b []byte) []byte {
+	if len(b) > 0 && b[0] == ' ' {
+		return b[1:]
+	}
+	return b
+}
+
 func skipSpaces(b []byte, i int) int {
 	for i < len(b) && (b[i] == ' ' || b[i] == '\t') {
 		i++
@@ -161,7 +168,7 @@ func peelWrappers(l *line, b []byte) []byte {
 			if n == 0 || n >= len(b) || b[n] != ' ' {
 				return b
 			}
-			l.wst, l.wrapped = st, true
+			l.wst = st
 			b = peelJournaldIdent(b[n+1:])
 			continue
 		case c == '[' && len(b) > 22 && b[11] == 'T':
@@ -170,7 +177,7 @@ func peelWrappers(l *line, b []byte) []byte {
 			if n == 0 || n+2 >= len(b) || b[n+1] != ']' || b[n+2] != ' ' {
 				return b
 			}
-			l.wst, l.wrapped = st, true
+			l.wst = st
 			b = b[n+3:]
 			continue
 		case c >= 'A' && c <= 'S' && len(b) > 16 && b[3] == ' ':
@@ -183,13 +190,12 @@ func peelWrappers(l *line, b []byte) []byte {
 			if len(rest) == len(b)-n-1 {
 				return b
 			}
-			l.wst, l.wrapped = st, true
+			l.wst = st
 			b = rest
 			continue
 		}
 		// docker compose: "vllm-1  | ".
 		if n := composePrefix(b); n > 0 {
-			l.wrapped = true
 			b = b[n:]
 			continue
 		}
@@ -384,17 +390,18 @@ func sglangHeader(l *line, b []byte) {
 	if i >= len(b) || b[i] != ']' {
 		return
 	}
-	l.kind = hdrSGLang
-	l.st = st
-	if i > tagStart {
-		l.ranks = b[tagStart+1 : i]
+	l.kind, l.st = hdrSGLang, st
+	setSGLang(l, b, tagStart, i)
+}
+
+// setSGLang records the rest of an SGLang prefix b[:end+1] whose rank tags,
+// if any, start after b[tagStart].
+func setSGLang(l *line, b []byte, tagStart, end int) {
+	if end > tagStart {
+		l.ranks = b[tagStart+1 : end]
 	}
-	l.hdr = b[:i+1]
-	body := b[i+1:]
-	if len(body) > 0 && body[0] == ' ' {
-		body = body[1:]
-	}
-	l.body = body
+	l.hdr = b[:end+1]
+	l.body = skipOneSpace(b[end+1:])
 	innerLevel(l)
 }
 
@@ -456,22 +463,13 @@ func sglangOldHeader(l *line, b []byte) {
 		}
 		i = d
 	}
-	if i >= len(b) || b[i] != ']' || st.hour > 23 || st.min > 59 || st.sec > 60 {
+	st.month, st.day = 1, 1
+	if i >= len(b) || b[i] != ']' || !st.valid() {
 		return
 	}
-	st.month, st.day, st.ok = 1, 1, true
-	l.kind = hdrSGLangOld
-	l.st = st
-	if i > tagStart {
-		l.ranks = b[tagStart+1 : i]
-	}
-	l.hdr = b[:i+1]
-	body := b[i+1:]
-	if len(body) > 0 && body[0] == ' ' {
-		body = body[1:]
-	}
-	l.body = body
-	innerLevel(l)
+	st.ok = true
+	l.kind, l.st = hdrSGLangOld, st
+	setSGLang(l, b, tagStart, i)
 }
 
 // rayCppHeader reads "[2025-05-26 18:58:10,599 E 629624 629624] logging.cc:496: ".
@@ -515,11 +513,7 @@ func c10dHeader(l *line, b []byte) bool {
 	l.st = st
 	l.level = glogLevel(b[1])
 	l.hdr = b[:end+1]
-	body := b[end+1:]
-	if len(body) > 0 && body[0] == ' ' {
-		body = body[1:]
-	}
-	l.body = body
+	l.body = skipOneSpace(b[end+1:])
 	return true
 }
 
@@ -549,17 +543,11 @@ func glogHeader(l *line, b []byte) bool {
 	l.st = st
 	l.level = glogLevel(b[0])
 	l.hdr = b[:end+1]
-	body := b[end+1:]
-	if len(body) > 0 && body[0] == ' ' {
-		body = body[1:]
-	}
+	body := skipOneSpace(b[end+1:])
 	// inductor's "[0/0] " compile id
 	if len(body) > 4 && body[0] == '[' && isDigit(body[1]) {
 		if e := bytes.IndexByte(body, ']'); e > 0 && e < 16 && bytes.IndexByte(body[:e], '/') > 0 {
-			body = body[e+1:]
-			if len(body) > 0 && body[0] == ' ' {
-				body = body[1:]
-			}
+			body = skipOneSpace(body[e+1:])
 		}
 	}
 	l.body = body
@@ -618,11 +606,7 @@ func vllmHeader(l *line, b []byte, lv facts.Level, n int) bool {
 	l.st = st
 	l.level = lv
 	l.hdr = b[:end+1]
-	body := b[end+1:]
-	if len(body) > 0 && body[0] == ' ' {
-		body = body[1:]
-	}
-	l.body = body
+	l.body = skipOneSpace(b[end+1:])
 	return true
 }
 

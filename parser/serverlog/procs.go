@@ -13,7 +13,6 @@ func (p *parser) newProc(pr facts.Proc) *procState {
 	p.byName[pr.Key()] = ps
 	p.log.Procs = append(p.log.Procs, ps.pl)
 	if pr.Rank.TP == 0 && pr.Rank.DP <= 0 && pr.Rank.PP <= 0 && p.rank0 == nil {
-		ps.rank0 = true
 		p.rank0 = ps
 	}
 	return ps

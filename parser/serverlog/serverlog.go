@@ -55,9 +55,10 @@ func Sniff(name string, head []byte) (facts.Kind, int) {
 // Parse reads a server log.
 func Parse(in *textio.Input, kind facts.Kind, out *facts.Facts) {
 	p := newParser(in, kind, out)
+	ahead := aheadAfter >= 0 && runtime.GOMAXPROCS(0) > 1
 	for in.Scan() {
 		p.physical()
-		if aheadAfter >= 0 && in.BytesRead() >= aheadAfter && runtime.GOMAXPROCS(0) > 1 {
+		if ahead && in.BytesRead() >= aheadAfter {
 			p.parseAhead(in)
 			break
 		}
@@ -79,7 +80,6 @@ type procState struct {
 	series    []*facts.Series
 	bars      []*barState
 	clocks    [nHdr]time.Time
-	rank0     bool
 }
 
 type parser struct {
@@ -117,8 +117,7 @@ type parser struct {
 	warnCont   *procState // an open Python warning whose source line may follow
 
 	events  eventBuf
-	bars    int
-	barList []*barState
+	barList []*barState // every bar, in order of appearance
 	statReader
 	// pre is what the read-ahead goroutine made of the current line, nil
 	// when the input is read on this goroutine.
@@ -128,8 +127,6 @@ type parser struct {
 
 	requests, errRequests int
 	ncclSeen              map[string]bool
-
-	assumptions []string
 }
 
 func newParser(in *textio.Input, kind facts.Kind, out *facts.Facts) *parser {
@@ -242,11 +239,6 @@ func (p *parser) handle(l *line) []byte {
 		return nil
 	}
 	bare := !l.hasHeader() && l.tag == nil
-
-	if l.tag != nil && l.kind == hdrNone && len(l.body) > 0 {
-		// A tagged line without a header: a bar, a raw traceback, a print.
-		// Nothing to do here; fall through.
-	}
 
 	// Continuations of an open traceback.
 	if p.bareTB != nil {
@@ -413,8 +405,13 @@ func cutMsg(b []byte) []byte {
 
 // text makes a kept string of b: cut to MaxMsg, invalid UTF-8 replaced.
 func (p *parser) text(b []byte) string {
-	b = cutMsg(bytes.TrimSpace(b))
-	if p.bad {
+	return validString(cutMsg(bytes.TrimSpace(b)), p.bad)
+}
+
+// validString is string(b), with invalid UTF-8 replaced when bad says the
+// line it came from had some.
+func validString(b []byte, bad bool) string {
+	if bad {
 		return strings.ToValidUTF8(string(b), "\uFFFD")
 	}
 	return string(b)
@@ -464,11 +461,7 @@ func (p *parser) finish() {
 			p.tbClose(ps.tb)
 		}
 		if len(ps.lastMsg) > 0 {
-			if ps.lastBad {
-				ps.pl.LastMsg = strings.ToValidUTF8(string(ps.lastMsg), "\uFFFD")
-			} else {
-				ps.pl.LastMsg = string(ps.lastMsg)
-			}
+			ps.pl.LastMsg = validString(ps.lastMsg, ps.lastBad)
 		}
 	}
 	// The main process exists from the start; drop it if it wrote nothing.
@@ -487,15 +480,9 @@ func (p *parser) finish() {
 	}
 	evs, dropped := p.events.all()
 	sort.SliceStable(evs, func(i, j int) bool { return evs[i].Src.Line < evs[j].Src.Line })
-	p.log.Events = evs
+	p.log.Events = evs // never nil: an empty log has "[]"
 	p.log.DroppedEvents = dropped
-	if p.log.Events == nil {
-		p.log.Events = []*facts.LogEvent{}
-	}
 	p.log.Engine = p.engine()
-	if p.log.Engine == facts.EngineUnknown && p.kind != facts.KindServerLog {
-		p.log.Engine = facts.EngineUnknown
-	}
 	for _, e := range p.log.Events {
 		if e.Type == facts.EventVersion || e.Type == facts.EventEngineInit {
 			if v := e.Str("version"); v != "" && p.log.Version == "" {
@@ -525,7 +512,6 @@ func (p *parser) finish() {
 			"%s: its timestamps carry no date (SGLang's [HH:MM:SS] prefix of 2024); they are placed on the first day of year %d, so only durations between its lines are meaningful",
 			p.in.Path, facts.BaseYear))
 	}
-	p.out.Assumptions = append(p.out.Assumptions, p.assumptions...)
 	p.out.Logs = append(p.out.Logs, p.log)
 }
 

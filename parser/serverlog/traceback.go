@@ -74,7 +74,7 @@ func (p *parser) tbStart(l *line, ps *procState, bare bool, intro *facts.LogEven
 		st.bare = true
 	}
 	if st.bare {
-		if p.bareTB != nil && p.bareTB != st {
+		if p.bareTB != nil {
 			p.tbClose(p.bareTB)
 		}
 		p.bareTB = st
@@ -207,11 +207,7 @@ func (p *parser) tbException(st *tbState, l *line, b []byte) {
 	typ, msg := splitException(b)
 	st.tb.ExcType = p.text(typ)
 	st.tb.ExcMsg = p.text(msg)
-	st.tb.Frames = st.tb.Frames[:0]
-	n := min(st.nf, facts.MaxFrames)
-	for i := st.nf - n; i < st.nf; i++ {
-		st.tb.Frames = append(st.tb.Frames, st.frames[i%facts.MaxFrames])
-	}
+	st.keepFrames()
 	st.phase = tbAfter
 	st.afterLast = p.lineNo
 	st.tb.After = st.tb.After[:0]
@@ -219,6 +215,16 @@ func (p *parser) tbException(st *tbState, l *line, b []byte) {
 	st.ev.Msg = p.text(b)
 	if !p.hasT && st.ev.Time.IsZero() && p.hasLastStamp {
 		st.ev.Time, st.ev.Inherited = p.lastStamp, true
+	}
+}
+
+// keepFrames sets the traceback's frames to the last ones read, oldest
+// first.
+func (st *tbState) keepFrames() {
+	st.tb.Frames = st.tb.Frames[:0]
+	n := min(st.nf, facts.MaxFrames)
+	for i := st.nf - n; i < st.nf; i++ {
+		st.tb.Frames = append(st.tb.Frames, st.frames[i%facts.MaxFrames])
 	}
 }
 
@@ -257,11 +263,7 @@ func (p *parser) tbClose(st *tbState) {
 	}
 	if st.tb.ExcType == "" && st.tb.ExcMsg == "" {
 		setField(ev, "incomplete", true)
-		st.tb.Frames = st.tb.Frames[:0]
-		n := min(st.nf, facts.MaxFrames)
-		for i := st.nf - n; i < st.nf; i++ {
-			st.tb.Frames = append(st.tb.Frames, st.frames[i%facts.MaxFrames])
-		}
+		st.keepFrames()
 	}
 	if st.intro != nil {
 		st.intro.Traceback = st.tb
