@@ -22,7 +22,7 @@ var formats = []format{
 	{name: "kernlog", kinds: []facts.Kind{facts.KindKernelLog}, sniff: kernlog.Sniff, parse: kernlog.Parse},
 	{name: "nvsmi", kinds: []facts.Kind{facts.KindNvidiaSMIQ, facts.KindNvidiaSMIXML, facts.KindNvidiaSMICSV, facts.KindNvidiaSMITable,
 		facts.KindNvidiaSMIDmon, facts.KindNvidiaSMIPmon, facts.KindNvidiaSMITopo, facts.KindNvidiaSMIList}, sniff: nvsmi.Sniff, parse: nvsmi.Parse},
-	{name: "envinfo", kinds: []facts.Kind{facts.KindCollectEnv, facts.KindCheckEnv, facts.KindEnv, facts.KindCmdline, facts.KindSystem},
+	{name: "envinfo", kinds: []facts.Kind{facts.KindCollectEnv, facts.KindCheckEnv, facts.KindEnv, facts.KindCmdline, facts.KindSystem, facts.KindPipList},
 		sniff: envinfo.Sniff, parse: envinfo.Parse},
 	{name: "probe", kinds: []facts.Kind{facts.KindProbe}, sniff: probe.Sniff, parse: probe.Parse},
 	{name: "pyspy", kinds: []facts.Kind{facts.KindPySpy}, sniff: pyspy.Sniff, parse: pyspy.Parse},

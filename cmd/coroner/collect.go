@@ -23,9 +23,10 @@ type collectCmd struct {
 	Count   int           `default:"3" help:"Rounds of snapshots (ps, nvidia-smi, probes)."`
 	Timeout time.Duration `default:"30s" help:"Time limit of each external command; a command that passes it is killed and recorded as timed out."`
 	writeFlags
-	NvidiaSMI string `name:"nvidia-smi" env:"CORONER_NVIDIA_SMI" default:"nvidia-smi" help:"The nvidia-smi to run."`
-	PySpy     string `name:"py-spy" env:"CORONER_PY_SPY" default:"py-spy" help:"The py-spy to run."`
-	Python    string `name:"python" env:"CORONER_PYTHON" default:"python3" help:"The Python for collect_env when the server's own cannot be found."`
+	NvidiaSMI       string `name:"nvidia-smi" env:"CORONER_NVIDIA_SMI" default:"nvidia-smi" help:"The nvidia-smi to run."`
+	PySpy           string `name:"py-spy" env:"CORONER_PY_SPY" default:"py-spy" help:"The py-spy to run."`
+	Python          string `name:"python" env:"CORONER_PYTHON" default:"python3" help:"Coroner's own Python for the environment report (collect_env), run in coroner's environment."`
+	RunServerPython bool   `name:"run-server-python" help:"Run the environment report with the server's own Python instead, as the server's user and only from files nobody else can change (it runs code that user controls). Without it the server's package versions are read from disk."`
 }
 
 func (c *collectCmd) Run(e *env) error {
@@ -56,7 +57,7 @@ func (c *collectCmd) Run(e *env) error {
 	}
 	capt, err := collect.Run(ctx, collect.Config{
 		Logs: c.Log, PID: c.PID, Match: c.Match, URL: c.URL, Count: c.Count, Every: c.Every, Timeout: c.Timeout,
-		NvidiaSMI: c.NvidiaSMI, PySpy: c.PySpy, Python: c.Python, Progress: progress,
+		NvidiaSMI: c.NvidiaSMI, PySpy: c.PySpy, Python: c.Python, RunServerPython: c.RunServerPython, Progress: progress,
 	})
 	// A second Ctrl-C, while the bundle is written, ends coroner at once.
 	stop()

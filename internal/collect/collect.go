@@ -47,8 +47,12 @@ type Config struct {
 	// Timeout bounds each external command (30 s if 0).
 	Timeout time.Duration
 	// Programs, by name or path (defaults: nvidia-smi, py-spy, python3,
-	// ps, dmesg, df from PATH). Tests put stubs here.
+	// ps, dmesg, df from PATH). Tests put stubs here. Python is the
+	// collector's own, run in the collector's environment.
 	NvidiaSMI, PySpy, Python, PS, Dmesg, Journalctl, DF string
+	// RunServerPython lets the environment report run with the server's
+	// own Python, as the server's user (see pyEnv).
+	RunServerPython bool
 	// LogHead and LogTail are how much of each log's start and end are
 	// kept (1 MB and 50 MB if 0).
 	LogHead, LogTail int64
@@ -215,7 +219,7 @@ func (c *collector) record(name string, round int, res Result, data []byte, log 
 	a := manifest.Artifact{
 		Program: res.Program, Command: res.Command, Round: round, Start: res.Start, End: res.End,
 		ExitCode: res.ExitCode, TimedOut: res.TimedOut, NotFound: res.NotFound, Skipped: res.Skipped,
-		Stderr: strings.TrimSpace(strings.ToValidUTF8(string(res.Stderr), "\uFFFD")),
+		Stderr: strings.TrimSpace(strings.ToValidUTF8(string(res.Stderr), "\uFFFD")), RunAs: res.RunAs,
 	}
 	if res.TimedOut {
 		a.TimeoutS = res.Timeout.Seconds()
@@ -369,6 +373,7 @@ func (c *collector) once(ctx context.Context) {
 		c.environment(dir)
 	})
 	wg.Go(func() {
+		c.packages(dir)
 		c.pyEnv(ctx, dir)
 		c.pySpy(ctx, dir)
 	})
@@ -514,40 +519,183 @@ func readEnviron(p string) []string {
 	return out
 }
 
-// pyEnv runs the engine's own environment report, else torch's, with the
-// server's Python and environment so that the versions are the server's.
+// pyEnv runs an environment report. The server's own Python knows its
+// versions best, but running it runs code that whoever can write its
+// interpreter, its virtualenv, its PYTHONPATH or its working directory
+// controls: as root, a fake "sglang" process of any user would get its code
+// run as root. So the server's Python runs only when asked
+// (RunServerPython), only as the server's own user, only from files that
+// nobody else can change, with a clean environment; otherwise the
+// collector's own Python (--python) runs in the collector's environment,
+// and the server's versions come from its package metadata on disk
+// (packages).
 func (c *collector) pyEnv(ctx context.Context, dir string) {
-	cmd := Cmd{Path: c.serverPython(), Env: c.serverEnv(), Timeout: max(c.cfg.Timeout, 90*time.Second)}
-	var module, name string
-	switch c.target.engine {
-	case "sglang":
-		module, name = "sglang.check_env", "check_env.txt"
-	case "vllm":
-		module, name = "vllm.collect_env", "collect_env.txt"
+	cmd := Cmd{Path: c.cfg.Python, Env: cEnv(), Dir: "/", Timeout: max(c.cfg.Timeout, 90*time.Second)}
+	if c.target.mainPID > 0 {
+		server, env, as, why := c.serverProbe()
+		if why == "" {
+			cmd.Path, cmd.Env, cmd.As = server, env, as
+		} else {
+			// Say in the manifest what was not run, and why.
+			name := server
+			if name == "" {
+				name = "(the server's python)"
+			}
+			c.record(dir+"/"+c.engineReport(), 0, Result{Program: filepath.Base(name),
+				Command: display(name, c.reportArgs()), Skipped: why, ExitCode: -1}, nil, false, nil)
+		}
 	}
-	if module != "" {
-		cmd.Args = []string{"-m", module}
+	if m := c.reportArgs(); m[1] != "torch.utils.collect_env" {
+		cmd.Args = m
 		res := c.run(ctx, cmd)
 		if res.OK() {
-			c.record(dir+"/"+name, 0, res, res.Stdout, false, nil)
+			c.record(dir+"/"+c.engineReport(), 0, res, res.Stdout, false, nil)
 			return
 		}
-		c.record(dir+"/"+name, 0, res, nil, false, nil)
+		c.record(dir+"/"+c.engineReport(), 0, res, nil, false, nil)
 	}
 	cmd.Args = []string{"-m", "torch.utils.collect_env"}
 	res := c.run(ctx, cmd)
 	c.record(dir+"/collect_env.txt", 0, res, res.Stdout, false, nil)
 }
 
+// reportArgs are the arguments of the engine's own environment report.
+func (c *collector) reportArgs() []string {
+	switch c.target.engine {
+	case "sglang":
+		return []string{"-m", "sglang.check_env"}
+	case "vllm":
+		return []string{"-m", "vllm.collect_env"}
+	}
+	return []string{"-m", "torch.utils.collect_env"}
+}
+
+func (c *collector) engineReport() string {
+	if c.target.engine == "sglang" {
+		return "check_env.txt"
+	}
+	return "collect_env.txt"
+}
+
+// serverProbe decides whether the server's own Python may run, and how:
+// its path, a clean environment, and whom it runs as (nil: the collector).
+// why is set when it may not.
+func (c *collector) serverProbe() (path string, env []string, as *identity, why string) {
+	path = c.serverPython()
+	if path == "" {
+		return "", nil, nil, "the server's Python could not be found"
+	}
+	if !c.cfg.RunServerPython {
+		return path, nil, nil, "the server's own Python runs only with --run-server-python: it runs code that the server's user controls; " +
+			"the server's package versions were read from disk instead (packages.txt)"
+	}
+	owner, err := procOwner(c.cfg.ProcRoot, c.target.mainPID)
+	if err != nil {
+		return path, nil, nil, fmt.Sprintf("not run: cannot tell whom the server runs as: %v", err)
+	}
+	self := selfIdentity()
+	switch {
+	case self.uid == owner.uid:
+	case self.root():
+		as = &owner
+	default:
+		return path, nil, nil, fmt.Sprintf("not run: coroner runs as uid %d and the server as uid %d; its Python would run that user's code as uid %d",
+			self.uid, owner.uid, self.uid)
+	}
+	if err := trustedFor(path, owner.uid); err != nil {
+		return path, nil, nil, fmt.Sprintf("not run: %v; another user could change what it runs", err)
+	}
+	env = probeEnv(c.env)
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "PYTHONPATH="); ok {
+			for _, d := range filepath.SplitList(v) {
+				if err := trustedFor(d, owner.uid); d != "" && err != nil {
+					return path, nil, nil, fmt.Sprintf("not run: PYTHONPATH: %v; another user could change what it imports", err)
+				}
+			}
+		}
+	}
+	return path, env, as, ""
+}
+
+// probeEnv keeps of the server's environment what its environment report
+// needs to find its packages and libraries and to print the settings that
+// matter; nothing that loads code by itself (LD_PRELOAD, PYTHONSTARTUP,
+// PYTHONHOME, BASH_ENV).
+func probeEnv(env []string) []string {
+	keep := func(name string) bool {
+		switch name {
+		case "PATH", "HOME", "USER", "LOGNAME", "LANG", "VIRTUAL_ENV", "CONDA_PREFIX", "CONDA_DEFAULT_ENV",
+			"PYTHONPATH", "LD_LIBRARY_PATH", "CUDA_HOME", "CUDA_PATH", "CUDA_VISIBLE_DEVICES", "HF_HOME":
+			return true
+		}
+		for _, p := range []string{"NCCL_", "TORCH_", "PYTORCH_", "VLLM_", "SGLANG_", "SGL_", "TRITON_", "FLASHINFER_", "CUDA_"} {
+			if strings.HasPrefix(name, p) {
+				return true
+			}
+		}
+		return false
+	}
+	out := []string{"LC_ALL=C"}
+	for _, kv := range env {
+		if name, _, ok := strings.Cut(kv, "="); ok && keep(name) {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// packages writes the server's Python package versions, read from its
+// site-packages without running anything (see packages.go).
+func (c *collector) packages(dir string) {
+	pid := c.target.mainPID
+	if pid <= 0 {
+		return
+	}
+	start := c.now()
+	owner := -1
+	if id, err := procOwner(c.cfg.ProcRoot, pid); err == nil {
+		owner = id.uid
+	}
+	// Every process of the server: the main one may be a launcher that
+	// maps no torch library itself.
+	var dirs []string
+	seen := map[string]bool{}
+	for _, p := range append([]int{pid}, c.target.pids...) {
+		for _, d := range sitePackages(c.cfg.ProcRoot, p, c.env) {
+			if !seen[d] {
+				seen[d] = true
+				dirs = append(dirs, d)
+			}
+		}
+	}
+	pkgs := listPackages(dirs)
+	res := Result{Program: "coroner", Command: fmt.Sprintf("read the *.dist-info names in the site-packages of process %d", pid), Start: start, End: c.now()}
+	var data []byte
+	if len(pkgs) == 0 {
+		res.Err, res.ExitCode = errors.New("no site-packages with package metadata found in the server's memory maps or environment"), -1
+	} else {
+		cuda := ""
+		for _, p := range pkgs {
+			if p.name == "torch" {
+				cuda = torchCUDA(p.dir, owner)
+			}
+		}
+		data = packagesFile(pid, dirs, pkgs, cuda)
+	}
+	c.record(dir+"/packages.txt", 0, res, data, false, nil)
+}
+
 // serverPython finds the Python the server runs under, as the server
 // would find it: a virtualenv's python is a link to the system's, and only
 // its own path (not /proc/PID/exe) makes it load the virtualenv's packages.
 // The path the server was started with comes first, then $VIRTUAL_ENV,
-// then its name in the server's PATH, then the executable.
+// then its name in the server's PATH, then the executable; "" when none is
+// a Python.
 func (c *collector) serverPython() string {
 	m := c.target.procs[c.target.mainPID]
 	if m == nil || len(m.argv) == 0 {
-		return c.cfg.Python
+		return ""
 	}
 	isPython := func(p string) bool { return strings.HasPrefix(filepath.Base(p), "python") }
 	executable := func(p string) bool {
@@ -585,7 +733,7 @@ func (c *collector) serverPython() string {
 	if exe, err := os.Readlink(filepath.Join(pidDir, "exe")); err == nil && isPython(exe) {
 		return exe
 	}
-	return c.cfg.Python
+	return ""
 }
 
 // maxPySpy bounds the dumps: a TP8 server has about a dozen processes.

@@ -296,7 +296,7 @@ func TestServerPython(t *testing.T) {
 		{"the path it was started with", []string{py, "-m", "vllm.entrypoints.openai.api_server"}, nil, py},
 		{"the virtualenv", []string{"python3", "-m", "sglang.launch_server"}, []string{"PATH=/usr/bin", "VIRTUAL_ENV=" + venv}, vpy},
 		{"its name in the server's PATH", []string{"python3", "-m", "sglang.launch_server"}, []string{"PATH=/nonexistent:" + bin}, py},
-		{"a process title: the fallback", []string{"sglang::scheduler_TP0"}, nil, "python3"},
+		{"a process title: none", []string{"sglang::scheduler_TP0"}, nil, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

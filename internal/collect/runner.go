@@ -21,6 +21,11 @@ type Cmd struct {
 	Timeout time.Duration
 	// Env replaces the environment when not nil.
 	Env []string
+	// Dir is the working directory ("" for the collector's).
+	Dir string
+	// As runs the command as another user (the collector must be root);
+	// nil runs it as the collector.
+	As *identity
 	// MaxOutput caps what is kept of stdout (DefaultMaxOutput if 0).
 	MaxOutput int64
 	// SkipAfterTimeout makes later calls of the same program skip once one
@@ -57,6 +62,8 @@ type Result struct {
 	Truncated bool
 	// Timeout is the limit the command ran under.
 	Timeout time.Duration
+	// RunAs is whom the command ran as, "" if it did not start.
+	RunAs string
 }
 
 // OK reports a command that ran and exited 0.
@@ -122,15 +129,25 @@ func (r *Runner) Run(ctx context.Context, c Cmd) (res Result) {
 	stderr := &capped{max: maxStderr}
 	cmd := exec.Command(path, c.Args...)
 	cmd.Env = c.Env
+	cmd.Dir = c.Dir
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	// A grandchild that keeps the pipes open must not keep Wait waiting.
 	cmd.WaitDelay = grace
 	ownGroup(cmd)
+	as := selfIdentity()
+	if c.As != nil {
+		if err := runAs(cmd, *c.As); err != nil {
+			res.Err = err
+			return res
+		}
+		as = *c.As
+	}
 	res.Start = r.now()
 	if err := cmd.Start(); err != nil {
 		res.Err = err
 		return res
 	}
+	res.RunAs = as.String()
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	timer := time.NewTimer(c.Timeout)

@@ -40,10 +40,11 @@ func Sniff(name string, head []byte) (facts.Kind, int) {
 	try(facts.KindSystem, sniffSystem(lines, n))
 	try(facts.KindCmdline, sniffCmdline(lines, n))
 	try(facts.KindEnv, sniffEnv(lines, n))
+	try(facts.KindPipList, sniffPipList(lines, n))
 	return best, bestScore
 }
 
-// Parse reads one of the five kinds, as sniffed.
+// Parse reads one of the six kinds, as sniffed.
 func Parse(in *textio.Input, kind facts.Kind, out *facts.Facts) {
 	switch kind {
 	case facts.KindCollectEnv:
@@ -56,6 +57,8 @@ func Parse(in *textio.Input, kind facts.Kind, out *facts.Facts) {
 		parseCmdline(in, out)
 	case facts.KindSystem:
 		parseSystem(in, out)
+	case facts.KindPipList:
+		parsePipList(in, out)
 	default:
 		in.IssueAt(0, facts.IssueUnrecognized, "the envinfo parser does not read kind %q", kind)
 	}

@@ -568,3 +568,42 @@ func BenchmarkParse(b *testing.B) {
 		})
 	}
 }
+
+func TestPipList(t *testing.T) {
+	cases := []struct {
+		file string
+		want map[string]string // Versions keys that must be there, with their values
+		line map[string]int    // where some were read
+	}{
+		{"testdata/conda-list.txt", map[string]string{"torch": "2.5.1+cu121", "nccl": "2.21.5", "transformers": "4.52.4",
+			"pip:torch": "2.5.1+cu121", "conda:_libgcc_mutex": "0.1"}, map[string]int{"torch": 13}},
+		{"testdata/pip-list.txt", map[string]string{"torch": "2.6.0", "sglang": "0.4.6.post1", "flashinfer": "0.2.5", "triton": "3.2.0",
+			"pip:adodbapi": "2.6.1.3"}, map[string]int{"sglang": 8}},
+		{"testdata/packages.txt", map[string]string{"torch": "2.5.1", "cuda_build": "12.4", "sglang": "0.4.6.post1", "nccl": "2.21.5"},
+			map[string]int{"cuda_build": 3, "torch": 8}},
+		{"testdata/requirements-freeze.txt", map[string]string{"torch": "2.3.0", "xformers": "0.0.26.post1", "numpy": "1.26.4"}, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.file, func(t *testing.T) {
+			k, out, issues := run(t, tc.file)
+			require.Equal(t, facts.KindPipList, k)
+			assert.Empty(t, issues)
+			require.Len(t, out.Envs, 1)
+			r := out.Envs[0]
+			assert.Equal(t, facts.KindPipList, r.Format)
+			for key, v := range tc.want {
+				assert.Equal(t, v, r.Versions[key], key)
+			}
+			for key, line := range tc.line {
+				assert.Equal(t, line, r.Where[key].Line, key)
+			}
+			// A path in the table is not a version; an @ URL has none.
+			assert.NotContains(t, r.Versions, "vllm")
+		})
+	}
+	// Nothing else is taken for a package list.
+	for _, f := range []string{"testdata/env.txt", "testdata/vllm-collect-env-old.txt", "testdata/launch-sglang.sh", corpus + "h200-x2/collect_env.txt"} {
+		k, _ := Sniff("x", read(t, f))
+		assert.NotEqual(t, facts.KindPipList, k, f)
+	}
+}

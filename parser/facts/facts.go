@@ -64,6 +64,7 @@ const (
 	KindCaptureTime    Kind = "capture-time"
 	KindCgroupMemory   Kind = "cgroup-memory"
 	KindSystem         Kind = "system"
+	KindPipList        Kind = "pip-list"
 	KindUnknown        Kind = "unknown"
 )
 
@@ -74,7 +75,7 @@ var AllKinds = []Kind{
 	KindNvidiaSMIDmon, KindNvidiaSMIPmon, KindNvidiaSMITopo, KindNvidiaSMIList,
 	KindKernelLog, KindMeminfo, KindFree, KindDF, KindCollectEnv, KindCheckEnv,
 	KindEnv, KindCmdline, KindProbe, KindPySpy, KindManifest, KindCaptureTime,
-	KindCgroupMemory, KindSystem, KindUnknown,
+	KindCgroupMemory, KindSystem, KindPipList, KindUnknown,
 }
 
 // IsLog reports whether the kind is a server log.

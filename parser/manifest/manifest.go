@@ -153,6 +153,8 @@ type Artifact struct {
 	Error   string `json:"error,omitempty"`
 	// Stderr is the start of what the command printed on stderr.
 	Stderr string `json:"stderr,omitempty"`
+	// RunAs is whom a command ran as ("uid 0 (root), gid 0 (root)").
+	RunAs  string `json:"run_as,omitempty"`
 	Bytes  int64  `json:"bytes"`
 	SHA256 string `json:"sha256,omitempty"`
 	// Source is the file the artifact was read from (logs, bundled files),
