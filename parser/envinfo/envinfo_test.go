@@ -502,7 +502,7 @@ func FuzzParse(f *testing.F) {
 			f.Add(b, uint8(0))
 		}
 	}
-	kinds := []facts.Kind{facts.KindCollectEnv, facts.KindCheckEnv, facts.KindEnv, facts.KindCmdline, facts.KindSystem}
+	kinds := []facts.Kind{facts.KindCollectEnv, facts.KindCheckEnv, facts.KindEnv, facts.KindCmdline, facts.KindSystem, facts.KindPipList}
 	f.Fuzz(func(t *testing.T, b []byte, ki uint8) {
 		k, _ := Sniff("x", b)
 		if k == "" {
