@@ -207,7 +207,7 @@ func TestBundleRedactsAndKeepsTheDiagnosis(t *testing.T) {
 		assert.Equal(t, manifest.Name, order[len(order)-1], "the manifest comes last")
 		m := readManifest(t, files)
 		assert.True(t, m.Redaction.Enabled)
-		assert.GreaterOrEqual(t, m.Redaction.Counts["secret-variable"]+m.Redaction.Counts["hf-token"], 3)
+		assert.GreaterOrEqual(t, m.Redaction.Counts["credential"]+m.Redaction.Counts["hf-token"], 3)
 		for k := range m.Redaction.Counts {
 			assert.NotContains(t, secrets, k)
 		}

@@ -14,9 +14,7 @@
 package redact
 
 import (
-	"bufio"
 	"bytes"
-	"errors"
 	"io"
 	"sort"
 	"sync"
@@ -69,6 +67,7 @@ type Redactor struct {
 	frozen bool
 	pseudo map[string]string
 	names  []string
+	trie   *trie
 	next   map[string]int
 }
 
@@ -88,19 +87,62 @@ func New(opts Options) *Redactor {
 // Hosts reports whether host names, IPs and users are replaced.
 func (r *Redactor) Hosts() bool { return r.opts.Hosts }
 
-// Stream redacts one file, line by line. Private key blocks span lines, so
-// each file needs its own.
+// Stream redacts one file, line by line. Values continue over lines (key
+// blocks, YAML blocks, quoted and bracketed values, a flag's argument after
+// a backslash), so each file needs its own.
 type Stream struct {
 	r      *Redactor
-	inKey  bool
 	counts Counts
-	lower  []byte
-	// done marks the bytes of the current line that a pattern already
-	// handled (masked, or kept as a token's prefix): a value that two
-	// patterns see is masked and counted once.
-	done []bool
-	// present marks the patterns whose hints the line holds.
-	present []bool
+	// cont is a value that continues on the next line.
+	cont continuation
+	// flagNext holds a secret flag whose line ended with a backslash: its
+	// argument starts the next line.
+	flagNext valueCtx
+	// pendingName counts down the lines in which a "value" key holds the
+	// secret that a "name" key named (Kubernetes' env lists).
+	pendingName int
+	// envLike: every line so far is NAME=VALUE, as in an env dump, where
+	// a value runs to the end of its line.
+	envLike bool
+	// midLine: the last piece ended without a newline (a line longer
+	// than MaxLine is redacted in pieces).
+	midLine bool
+	// jwtFrom is the offset, in the current line, before which no JWT
+	// can start (tokenAt).
+	jwtFrom int
+	// masked is set by maskScalar, for a structured value's one count.
+	masked bool
+	// lastValue and lastValueEnd are the last bare value's context and
+	// end, for a value that a piece's end cuts.
+	lastValue    valueCtx
+	lastValueEnd int
+	lower        []byte // the line lower-cased, for --redact-hosts
+}
+
+type contKind int
+
+const (
+	contNone contKind = iota
+	contKey
+	contQuote
+	contBracket
+	contBlock
+	contBare
+)
+
+// continuation is a value left open at the end of a line.
+type continuation struct {
+	kind  contKind
+	delim string // contQuote: the closing quote
+	depth int    // contBracket: brackets still open
+	// contBlock: the key's indentation; lines indented deeper are the
+	// value.
+	indent int
+	st     strength
+	// kindName counts a YAML block once it masks something.
+	kindName string
+	bare     valueCtx // contBare: the value cut at a piece's end
+	left     int      // lines it may still take
 }
 
 // NewStream starts the redaction of one file. With Hosts, the first stream
@@ -109,14 +151,14 @@ func (r *Redactor) NewStream() *Stream {
 	if r.opts.Hosts {
 		r.freeze()
 	}
-	return &Stream{r: r, counts: Counts{}}
+	return &Stream{r: r, counts: Counts{}, envLike: true}
 }
 
 // Counts returns what this stream replaced so far.
 func (s *Stream) Counts() Counts { return s.counts }
 
-// String redacts a one-line text (a command, an error message) and adds
-// what it replaced to c.
+// String redacts a one-line text (a command, an error message, a path)
+// and adds what it replaced to c.
 func (r *Redactor) String(text string, c Counts) string {
 	s := r.NewStream()
 	b := []byte(text)
@@ -127,168 +169,280 @@ func (r *Redactor) String(text string, c Counts) string {
 	return string(b)
 }
 
-var (
-	beginKey = []byte("-----begin ")
-	endKey   = []byte("-----end ")
-	keyTail  = []byte("private key")
-)
-
 // Line redacts one line in place. b may end with its newline; its length
-// never changes.
+// never changes, and no newline is written or removed.
 func (s *Stream) Line(b []byte) {
 	if len(b) == 0 {
 		return
 	}
-	s.lower = asciiLower(s.lower[:0], b)
-	lower := s.lower
-	if cap(s.done) < len(b) {
-		s.done = make([]bool, len(b), 2*len(b))
-	} else {
-		s.done = s.done[:len(b)]
-		clear(s.done)
+	body := b
+	for len(body) > 0 && (body[len(body)-1] == '\n' || body[len(body)-1] == '\r') {
+		body = body[:len(body)-1]
 	}
-	if s.inKey {
-		end := len(b)
-		if i := bytes.Index(lower, endKey); i >= 0 && bytes.Contains(lower[i:], keyTail) {
-			end, s.inKey = i, false
-		}
-		maskText(b[:end])
-		if s.inKey {
-			return
+	lineStart := !s.midLine
+	s.midLine = b[len(b)-1] != '\n'
+	s.jwtFrom, s.lastValueEnd = 0, -1
+	if lineStart {
+		s.envLike = s.envLike && envLine(body)
+		if s.pendingName > 0 {
+			s.pendingName--
 		}
 	}
-	if i := bytes.Index(lower, beginKey); i >= 0 {
-		if j := bytes.Index(lower[i:], keyTail); j >= 0 && !bytes.Contains(lower[i:], endKey) {
-			// The block's body follows on the next lines; mask what
-			// follows the BEGIN marker on this one.
-			start := i + j + len(keyTail)
-			if k := bytes.Index(b[start:], []byte("-----")); k >= 0 {
-				start += k + 5
-			}
-			maskText(b[start:])
-			s.inKey = true
-			s.counts["private-key"]++
-			return
-		}
-	}
-	n := len(secretPatterns) + len(tokenPatterns)
-	if len(s.present) != n {
-		s.present = make([]bool, n)
-	}
-	clear(s.present)
-	lowerHints.find(lower, s.present)
-	exactHints.find(b, s.present)
-	for i := range secretPatterns {
-		p := &secretPatterns[i]
-		in := lower
-		if p.exact {
-			in = b
-		}
-		if !s.present[i] || p.need != 0 && bytes.IndexByte(b, p.need) < 0 {
-			continue
-		}
-		if p.window == 0 {
-			s.maskMatches(b, 0, p.re.FindAllSubmatchIndex(b, -1), p)
-			continue
-		}
-		for _, h := range p.hints {
-			for off := 0; ; {
-				j := bytes.Index(in[off:], []byte(h))
-				if j < 0 {
-					break
-				}
-				pos := off + j
-				off = pos + len(h)
-				ws, we := max(0, pos-p.back), min(len(b), pos+p.window)
-				s.maskMatches(b, ws, p.re.FindAllSubmatchIndex(b[ws:we], -1), p)
-			}
-		}
-	}
-	for i := range tokenPatterns {
-		t := &tokenPatterns[i]
-		if !s.present[len(secretPatterns)+i] {
-			continue
-		}
-		for _, m := range t.re.FindAllIndex(b, -1) {
-			s.mask(b, m[0], m[1], t.kind, t.keep)
-		}
+	i := s.continued(body, lineStart)
+	s.scan(body, i, lineStart)
+	if s.cont.kind == contNone && s.midLine && len(body) == len(b) {
+		s.cutValue(body)
 	}
 	if s.r.opts.Hosts {
-		s.r.replaceNames(b, s.counts)
-		s.r.replaceIPs(b, lower, s.counts)
+		s.r.replaceNames(body, s.counts)
+		s.lower = asciiLower(s.lower[:0], body)
+		s.r.replaceIPs(body, s.lower, s.counts)
+		s.r.replaceEmails(body, s.counts)
 	}
 }
 
-// maskMatches masks the groups of matches found at offset base of b.
-func (s *Stream) maskMatches(b []byte, base int, matches [][]int, p *secretPattern) {
-	groups := p.groups
-	if len(groups) == 0 {
-		groups = []int{0}
-	}
-	for _, m := range matches {
-		for _, g := range groups {
-			if 2*g+1 < len(m) && m[2*g] >= 0 {
-				s.maskValue(b, base+m[2*g], base+m[2*g+1], p.kind)
-			}
-		}
+// cutValue notes a bare value that a piece's end cut: the next piece
+// goes on masking it.
+func (s *Stream) cutValue(body []byte) {
+	if s.lastValueEnd == len(body) && s.lastValue.st != notSecret {
+		s.cont = continuation{kind: contBare, bare: s.lastValue, left: 1}
 	}
 }
 
-// maskValue masks a value a generic pattern found. Placeholders (None,
-// $VAR, <token>) are left alone; a value that is a known token is counted
-// under the token's kind and keeps its prefix.
-func (s *Stream) maskValue(b []byte, start, end int, kind string) {
-	v := b[start:end]
-	if placeholderRE.Match(v) || alreadyMasked(v) {
-		return
-	}
-	keep := 0
-	for i := range tokenPatterns {
-		t := &tokenPatterns[i]
-		if loc := t.re.FindIndex(v); loc != nil && loc[0] == 0 {
-			kind, keep = t.kind, t.keep
-			break
+// continued applies what the previous line left open to the start of this
+// one and returns where scanning starts.
+func (s *Stream) continued(body []byte, lineStart bool) int {
+	if lineStart && s.flagNext.st != notSecret {
+		ctx := s.flagNext
+		s.flagNext = valueCtx{}
+		v := 0
+		for v < len(body) && (body[v] == ' ' || body[v] == '\t') {
+			v++
 		}
+		if v < len(body) && body[v] != '-' {
+			return s.value(body, v, ctx)
+		}
+		return 0
 	}
-	s.mask(b, start, end, kind, keep)
+	c := &s.cont
+	if c.kind == contNone {
+		return 0
+	}
+	c.left--
+	if c.left < 0 {
+		*c = continuation{}
+		return 0
+	}
+	switch c.kind {
+	case contKey:
+		if k := bytes.Index(body, endKey); k >= 0 {
+			maskText(body[:k])
+			*c = continuation{}
+			return k
+		}
+		if !keyBodyLine(body) {
+			*c = continuation{}
+			return 0
+		}
+		maskText(body)
+		return len(body)
+	case contQuote:
+		if k := findClose(body, 0, c.delim); k >= 0 {
+			maskText(body[:k])
+			end := k + len(c.delim)
+			*c = continuation{}
+			return end
+		}
+		maskText(body)
+		return len(body)
+	case contBracket:
+		depth := c.depth
+		end := s.maskScalars(body, 0, &depth, c.st)
+		s.masked = false
+		if depth == 0 {
+			*c = continuation{}
+			return end
+		}
+		c.depth = depth
+		return len(body)
+	case contBare:
+		ctx := c.bare
+		*c = continuation{}
+		end := bareEnd(body, 0, ctx)
+		maskBytes(body[:end])
+		return end
+	case contBlock:
+		if !lineStart {
+			return 0
+		}
+		ind := 0
+		for ind < len(body) && (body[ind] == ' ' || body[ind] == '\t') {
+			ind++
+		}
+		if ind == len(body) {
+			return len(body) // a blank line inside the block
+		}
+		content := body[ind:]
+		dash := len(content) > 1 && content[0] == '-' && content[1] == ' '
+		if ind <= c.indent && !(dash && ind == c.indent) {
+			*c = continuation{}
+			return 0
+		}
+		if dash {
+			content = bytes.TrimLeft(content[1:], " ")
+		}
+		if s.blockLine(content, c.st) && c.kindName != "" {
+			s.counts[c.kindName]++
+			c.kindName = ""
+		}
+		return len(body)
+	}
+	return 0
 }
 
-// alreadyMasked reports a value that a redaction masked before (hf_****):
-// a token's short prefix and masks. Bundling a redacted bundle again
-// leaves it as it is.
-func alreadyMasked(v []byte) bool {
-	rest := bytes.TrimRight(v, string(Mask))
-	return len(v)-len(rest) >= 4 && len(rest) <= 11
+// blockLine masks one line of a YAML block or of a value on the lines
+// below its key: a quoted or bracketed scalar keeps its quotes and
+// brackets (pretty-printed JSON: "token":\n  "xyz"}), anything else is
+// masked but for its white space. It reports whether it masked.
+func (s *Stream) blockLine(content []byte, st strength) bool {
+	trimmed := bytes.TrimRight(content, " \t")
+	if len(trimmed) == 0 {
+		return false
+	}
+	switch q := trimmed[0]; q {
+	case '"', '\'':
+		k := findClose(trimmed, 1, string(q))
+		if k < 0 {
+			k = len(trimmed)
+		}
+		if hides(st, trimmed[1:k]) {
+			return maskText(trimmed[1:k])
+		}
+		return false
+	case '[', '{':
+		depth := 0
+		s.maskScalars(trimmed, 0, &depth, st)
+		m := s.masked
+		s.masked = false
+		return m
+	}
+	if hides(st, trimmed) {
+		return maskText(trimmed)
+	}
+	return false
 }
 
-// mask replaces b[start:end] after its first keep bytes, skipping bytes an
-// earlier pattern handled, and counts the secret if anything was left to
-// mask.
-func (s *Stream) mask(b []byte, start, end int, kind string, keep int) {
-	masked := false
-	for i := start; i < end; i++ {
-		if s.done[i] {
-			continue
+// envLine reports NAME=VALUE lines, blank lines and comments: the lines
+// of an env dump.
+func envLine(b []byte) bool {
+	b = bytes.TrimLeft(b, " \t")
+	if len(b) == 0 || b[0] == '#' {
+		return true
+	}
+	for _, p := range []string{"export ", "declare -x "} {
+		b = bytes.TrimPrefix(b, []byte(p))
+	}
+	k := 0
+	for k < len(b) && (isLower(b[k]) || isUpper(b[k]) || b[k] == '_' || k > 0 && isDigit(b[k])) {
+		k++
+	}
+	return k > 0 && k < len(b) && b[k] == '='
+}
+
+var (
+	beginKey = []byte("-----BEGIN ")
+	endKey   = []byte("-----END ")
+	keyTail  = []byte("PRIVATE KEY")
+)
+
+// keyBlock masks the body of a private key block whose BEGIN marker is
+// at b[i]: up to its END marker on this line (a key written with \n in
+// JSON), or the rest of the line and the lines that follow.
+func (s *Stream) keyBlock(b []byte, i int) (int, bool) {
+	head := b[i+len(beginKey) : min(len(b), i+len(beginKey)+64)]
+	close := bytes.Index(head, []byte("-----"))
+	if close < 0 || !bytes.Contains(bytes.ToUpper(head[:close]), keyTail) {
+		return 0, false
+	}
+	bodyStart := i + len(beginKey) + close + 5
+	if k := bytes.Index(b[bodyStart:], endKey); k >= 0 {
+		end := bodyStart + k
+		if maskText(b[bodyStart:end]) {
+			s.counts[kindKeyBlock]++
 		}
-		s.done[i] = true
-		if i >= start+keep {
-			b[i] = Mask
-			masked = true
+		next := end + len(endKey)
+		if m := bytes.Index(b[next:min(len(b), next+64)], []byte("-----")); m >= 0 {
+			next += m + 5
+		}
+		return next, true
+	}
+	maskText(b[bodyStart:])
+	s.counts[kindKeyBlock]++
+	s.cont = continuation{kind: contKey, left: maxContinuation}
+	return len(b), true
+}
+
+// keyBodyLine reports a line of a key block's body: base64, or a header
+// such as Proc-Type: or DEK-Info:, with any indentation.
+func keyBodyLine(b []byte) bool {
+	b = bytes.Trim(b, " \t")
+	if len(b) == 0 {
+		return true
+	}
+	if k := bytes.IndexByte(b, ':'); k > 0 && nameRun(b[:k]) {
+		return true
+	}
+	for _, c := range b {
+		if !base64Byte[c] {
+			return false
 		}
 	}
-	if masked {
+	return true
+}
+
+var base64Byte = setOf("a-z", "A-Z", "0-9", "+/=_-")
+
+func nameRun(b []byte) bool {
+	for _, c := range b {
+		if !nameByte[c] {
+			return false
+		}
+	}
+	return true
+}
+
+// mask replaces b[start:end] by mask bytes and counts one secret of kind
+// if anything was left to mask.
+func (s *Stream) mask(b []byte, start, end int, kind string) {
+	if start < end && maskBytes(b[start:end]) {
 		s.counts[kind]++
 	}
 }
 
-// maskText masks every byte of b that is not white space, so that the
-// lines of a key block keep their lengths and indentation.
-func maskText(b []byte) {
+// maskBytes replaces every byte of b but line ends by the mask byte and
+// reports whether one changed.
+func maskBytes(b []byte) bool {
+	changed := false
 	for i, c := range b {
-		if c != ' ' && c != '\t' && c != '\n' && c != '\r' {
+		if c != '\n' && c != '\r' && c != Mask {
 			b[i] = Mask
+			changed = true
 		}
 	}
+	return changed
+}
+
+// maskText masks every byte of b that is not white space, so that the
+// lines of a block keep their lengths and indentation.
+func maskText(b []byte) bool {
+	changed := false
+	for i, c := range b {
+		if c != ' ' && c != '\t' && c != '\n' && c != '\r' && c != Mask {
+			b[i] = Mask
+			changed = true
+		}
+	}
+	return changed
 }
 
 func hasAny(lower []byte, hints []string) bool {
@@ -310,53 +464,99 @@ func asciiLower(dst, b []byte) []byte {
 	return dst
 }
 
-// MaxLine is the longest piece redacted as one line; longer lines are
-// redacted in pieces of this size (a secret across a piece boundary is the
-// one case that can escape, and needs a line of a megabyte).
+// MaxLine is the longest piece redacted as one line; a longer line is
+// redacted in pieces of at most this size, cut after white space where the
+// last 64 KiB of a piece hold some, so that a name and its value stay in
+// one piece. A value cut by a piece's end goes on being masked in the next.
 const MaxLine = 1 << 20
+
+// cutWindow is how far back from MaxLine a piece looks for white space.
+const cutWindow = 64 << 10
 
 // NewReader returns a reader of src with s applied to every line.
 func NewReader(src io.Reader, s *Stream) io.Reader {
-	return &reader{br: bufio.NewReaderSize(src, MaxLine), s: s}
+	return &reader{src: src, s: s, buf: make([]byte, 0, MaxLine+256<<10)}
 }
 
+// reader yields src line by line, each redacted. buf[off:] is what was
+// read and not yet redacted, with no newline in its first seen bytes; out
+// is the redacted piece being handed out.
 type reader struct {
-	br      *bufio.Reader
+	src     io.Reader
 	s       *Stream
 	buf     []byte
+	off     int
+	seen    int
+	out     []byte
 	pending []byte
 	err     error
 }
 
 func (r *reader) Read(p []byte) (int, error) {
 	for len(r.pending) == 0 {
-		if r.err != nil {
-			return 0, r.err
-		}
-		line, err := r.br.ReadSlice('\n')
-		if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
-			r.err = err
-		}
-		if len(line) == 0 {
+		line := r.next()
+		if line == nil {
+			if r.err != nil {
+				return 0, r.err
+			}
+			r.fill()
 			continue
 		}
-		r.buf = append(r.buf[:0], line...)
-		r.s.Line(r.buf)
-		r.pending = r.buf
+		r.out = append(r.out[:0], line...)
+		r.s.Line(r.out)
+		r.pending = r.out
 	}
 	n := copy(p, r.pending)
 	r.pending = r.pending[n:]
 	return n, nil
 }
 
+// next takes the next line, or piece of a long line, off buf; nil when buf
+// needs more.
+func (r *reader) next() []byte {
+	data := r.buf[r.off:]
+	take := func(n int) []byte {
+		r.off += n
+		r.seen = 0
+		return data[:n]
+	}
+	if i := bytes.IndexByte(data[r.seen:min(len(data), MaxLine)], '\n'); i >= 0 {
+		return take(r.seen + i + 1)
+	}
+	r.seen = min(len(data), MaxLine)
+	switch {
+	case len(data) >= MaxLine:
+		cut := MaxLine
+		if k := bytes.LastIndexAny(data[MaxLine-cutWindow:MaxLine], " \t"); k >= 0 {
+			cut = MaxLine - cutWindow + k + 1
+		}
+		return take(cut)
+	case r.err != nil && len(data) > 0:
+		return take(len(data))
+	}
+	return nil
+}
+
+// fill reads more of src into buf, after moving what is left to its
+// start.
+func (r *reader) fill() {
+	if r.off > 0 {
+		n := copy(r.buf, r.buf[r.off:])
+		r.buf, r.off = r.buf[:n], 0
+	}
+	n, err := r.src.Read(r.buf[len(r.buf):cap(r.buf)])
+	r.buf = r.buf[:len(r.buf)+n]
+	if err != nil {
+		r.err = err
+	}
+}
+
 // Kinds lists the kinds a report may count, sorted, for documentation and
 // tests.
 func Kinds() []string {
-	seen := map[string]bool{"private-key": true, "hostname": true, "user": true, "ipv4": true, "ipv6": true}
-	for _, p := range secretPatterns {
-		seen[p.kind] = true
-	}
-	for _, t := range tokenPatterns {
+	seen := map[string]bool{kindCredential: true, kindHeader: true, kindUserinfo: true, kindQuery: true,
+		kindKeyBlock: true, kindWebhook: true, "hostname": true, "user": true, "ipv4": true, "ipv6": true, "email": true}
+	for _, t := range tokenShapes {
 		seen[t.kind] = true
 	}
 	out := make([]string, 0, len(seen))

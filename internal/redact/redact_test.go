@@ -38,23 +38,23 @@ func TestSecrets(t *testing.T) {
 		{"github token in env", "GITHUB_TOKEN=" + ghp, ghp, 4, "github-token"},
 		{"github pat in prose", "cloned with " + ghpat + " ok", ghpat, 11, "github-token"},
 		{"aws key id by shape", "AWS_ACCESS_KEY_ID=" + akia, akia, 4, "aws-access-key"},
-		{"aws secret variable", "AWS_SECRET_ACCESS_KEY=" + awsSecret, awsSecret, 0, "secret-variable"},
-		{"aws credentials file", "aws_secret_access_key = " + awsSecret, awsSecret, 0, "secret-setting"},
-		{"bearer header", `curl -H "Authorization: Bearer abcdef123456" http://127.0.0.1:30000/health`, "abcdef123456", 0, "authorization"},
-		{"bearer alone", `headers = {"X": "Bearer abcdef123456"}`, "abcdef123456", 0, "authorization"},
-		{"api-key flag", "python3 -m sglang.launch_server --model-path /m --api-key mysecretkey123 --port 30000", "mysecretkey123", 0, "secret-flag"},
-		{"api-key flag with =", "vllm serve /m --api-key=tok-12345", "tok-12345", 0, "secret-flag"},
+		{"aws secret variable", "AWS_SECRET_ACCESS_KEY=" + awsSecret, awsSecret, 0, "credential"},
+		{"aws credentials file", "aws_secret_access_key = " + awsSecret, awsSecret, 0, "credential"},
+		{"bearer header", `curl -H "Authorization: Bearer abcdef123456" http://127.0.0.1:30000/health`, "abcdef123456", 0, "header"},
+		{"bearer alone", `headers = {"X": "Bearer abcdef123456"}`, "abcdef123456", 0, "header"},
+		{"api-key flag", "python3 -m sglang.launch_server --model-path /m --api-key mysecretkey123 --port 30000", "mysecretkey123", 0, "credential"},
+		{"api-key flag with =", "vllm serve /m --api-key=tok-12345", "tok-12345", 0, "credential"},
 		{"hf token flag holding a token", "huggingface-cli login --token " + hf, hf, 3, "hf-token"},
-		{"server args repr", "server_args=ServerArgs(model_path='/models/x', api_key='local-secret-value', port=30000)", "local-secret-value", 0, "secret-setting"},
-		{"vllm non-default args", "non-default args: {'model': '/m', 'api_key': ['token-abc123']}", "token-abc123", 0, "secret-setting"},
-		{"json setting", `{"api_key": "abc123def", "port": 8000}`, "abc123def", 0, "secret-setting"},
-		{"escaped json in a probe body", `{"body":"{\"api_key\": \"abc123def\"}"}`, "abc123def", 0, "secret-setting"},
-		{"password variable", "MYSQL_ROOT_PASSWORD=hunter2", "hunter2", 0, "secret-variable"},
-		{"url password", "DATABASE=postgres://admin:s3cr3t@db:5432/x", "s3cr3t", 0, "url-password"},
-		{"wandb key", "WANDB_API_KEY=0123456789abcdef0123456789abcdef01234567", "0123456789abcdef0123456789abcdef01234567", 0, "secret-variable"},
-		{"one-line private key", `"private_key": "-----BEGIN PRIVATE KEY-----\nMIIEv\n-----END PRIVATE KEY-----\n"`, `\nMIIEv\n`, 0, "private-key"},
+		{"server args repr", "server_args=ServerArgs(model_path='/models/x', api_key='local-secret-value', port=30000)", "local-secret-value", 0, "credential"},
+		{"vllm non-default args", "non-default args: {'model': '/m', 'api_key': ['token-abc123']}", "token-abc123", 0, "credential"},
+		{"json setting", `{"api_key": "abc123def", "port": 8000}`, "abc123def", 0, "credential"},
+		{"escaped json in a probe body", `{"body":"{\"api_key\": \"abc123def\"}"}`, "abc123def", 0, "credential"},
+		{"password variable", "MYSQL_ROOT_PASSWORD=hunter2", "hunter2", 0, "credential"},
+		{"url password", "DATABASE=postgres://admin:s3cr3t@db:5432/x", "s3cr3t", 0, "url-userinfo"},
+		{"wandb key", "WANDB_API_KEY=0123456789abcdef0123456789abcdef01234567", "0123456789abcdef0123456789abcdef01234567", 0, "credential"},
+		{"one-line private key", `"private_key": "-----BEGIN PRIVATE KEY-----\nMIIEv\n-----END PRIVATE KEY-----\n"`, `\nMIIEv\n`, 0, "key-block"},
 		{"slack token", "SLACK=xoxb-123456789012-abcdefABCDEF", "xoxb-123456789012-abcdefABCDEF", 5, "slack-token"},
-		{"x-api-key header", "X-Api-Key: k3y-abcdef", "k3y-abcdef", 0, "api-key-header"},
+		{"x-api-key header", "X-Api-Key: k3y-abcdef", "k3y-abcdef", 0, "header"},
 		{"jwt", "token eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U", 3, "jwt"},
 	}
 	for _, tc := range tests {
@@ -102,7 +102,7 @@ func TestPrivateKeyBlock(t *testing.T) {
 	out, err := io.ReadAll(NewReader(strings.NewReader(in), s))
 	require.NoError(t, err)
 	assert.Equal(t, want, string(out))
-	assert.Equal(t, Counts{"private-key": 1, "secret-variable": 1}, s.Counts())
+	assert.Equal(t, Counts{"key-block": 1, "credential": 1}, s.Counts())
 }
 
 func TestReaderKeepsBytes(t *testing.T) {
