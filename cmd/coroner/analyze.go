@@ -1,11 +1,15 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 
+	"github.com/coroner-dev/coroner/internal/atomicfile"
 	"github.com/coroner-dev/coroner/parser/facts"
 	"github.com/coroner-dev/coroner/reports"
 	"github.com/coroner-dev/coroner/rules"
@@ -26,6 +30,9 @@ type analyzeCmd struct {
 func (c *analyzeCmd) Run(e *env) error {
 	opts, sup, err := engineOptions(c.Rules, c.Suppress)
 	if err != nil {
+		return err
+	}
+	if err := checkOutput(e, c.Output, c.Paths); err != nil {
 		return err
 	}
 	f, err := c.parse(e)
@@ -68,7 +75,65 @@ func failing(fs []rules.Finding, failOn string) bool {
 	return false
 }
 
-// writeOutput writes to -o FILE or stdout. It writes nothing else anywhere.
+// checkOutput refuses, before the work, an -o that would not be written:
+// one that is not a regular file (atomicfile says why), or one that is an
+// input, which the report would replace. An input is a bundle named on the
+// command line, a file inside a bundle folder, or stdin redirected from a
+// file; they are compared as files (os.SameFile), so a hard link or another
+// spelling of the path is caught too. A missing -o is no input.
+func checkOutput(e *env, out string, inputs []string) error {
+	if out == "" || out == "-" {
+		return nil
+	}
+	if err := atomicfile.Check(out); err != nil {
+		return fail(exitInternal, "-o %v; name a file, or -o - for stdout", err)
+	}
+	st, err := os.Stat(out)
+	if err != nil {
+		return nil
+	}
+	for _, in := range inputs {
+		if in == "-" {
+			if f, ok := e.stdin.(*os.File); ok {
+				if ist, err := f.Stat(); err == nil && os.SameFile(st, ist) {
+					return fail(exitInternal, "-o %s is the bundle read from stdin: coroner does not write over its evidence; name another file", out)
+				}
+			}
+			continue
+		}
+		ist, err := os.Stat(in)
+		if err != nil {
+			continue // the parse says why
+		}
+		if os.SameFile(st, ist) {
+			return fail(exitInternal, "-o %s is the bundle %s: coroner does not write over its evidence; name another file", out, in)
+		}
+		if !ist.IsDir() {
+			continue
+		}
+		// The bundle walk follows no links, so neither does this one: a
+		// link inside the folder to the output is not read as evidence.
+		var inside string
+		_ = filepath.WalkDir(in, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || !d.Type().IsRegular() {
+				return nil
+			}
+			if fst, err := d.Info(); err == nil && os.SameFile(st, fst) {
+				inside = p
+				return filepath.SkipAll
+			}
+			return nil
+		})
+		if inside != "" {
+			return fail(exitInternal, "-o %s is %s, inside the bundle %s: coroner does not write over its evidence; name another file", out, inside, in)
+		}
+	}
+	return nil
+}
+
+// writeOutput writes to -o FILE or stdout. It writes nothing else anywhere:
+// the file is written whole through a temporary file beside it, or left as
+// it was.
 func writeOutput(e *env, path string, data []byte) error {
 	if path == "" || path == "-" {
 		if _, err := e.stdout.Write(data); err != nil {
@@ -76,8 +141,11 @@ func writeOutput(e *env, path string, data []byte) error {
 		}
 		return nil
 	}
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		return fail(exitInternal, "write %s: %v", path, unwrapPathError(err))
+	if err := atomicfile.WriteFile(path, data); err != nil {
+		if errors.Is(err, atomicfile.ErrNotRegular) {
+			return fail(exitInternal, "-o %v; name a file, or -o - for stdout", err)
+		}
+		return fail(exitInternal, "%v", err)
 	}
 	return nil
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 	"github.com/ulikunitz/xz"
 
+	"github.com/coroner-dev/coroner/internal/atomicfile"
 	"github.com/coroner-dev/coroner/internal/pack"
 	"github.com/coroner-dev/coroner/internal/redact"
 	"github.com/coroner-dev/coroner/parser"
@@ -48,6 +49,11 @@ func (p *writeFlags) check() (int64, error) {
 	}
 	if st, err := os.Stat(p.Output); err == nil && st.IsDir() {
 		return 0, fail(exitUsage, "-o %s: is a directory; name the bundle file", p.Output)
+	}
+	// A device, FIFO or link is refused before a collect that may take
+	// minutes, not after it; writing re-checks (internal/atomicfile).
+	if err := atomicfile.Check(p.Output); err != nil {
+		return 0, fail(exitInternal, "-o %v; name the bundle file", err)
 	}
 	if dir := filepath.Dir(p.Output); dir != "" {
 		if st, err := os.Stat(dir); err != nil || !st.IsDir() {

@@ -36,6 +36,9 @@ func (c *diffCmd) Run(e *env) error {
 	if c.A == "-" && c.B == "-" {
 		return fail(exitUsage, "only one of the two bundles can be read from stdin")
 	}
+	if err := checkOutput(e, c.Output, []string{c.A, c.B}); err != nil {
+		return err
+	}
 	a, err := c.load(e, c.A)
 	if err != nil {
 		return err

@@ -42,7 +42,7 @@ func Check(path string) error {
 	case st.Mode().IsRegular():
 		return nil
 	}
-	return fmt.Errorf("%s is %s: %w", path, describe(path, st.Mode()), ErrNotRegular)
+	return fmt.Errorf("%s is %s, %w", path, describe(path, st.Mode()), ErrNotRegular)
 }
 
 // describe names a file type for the error: "a device", "a symbolic link
@@ -99,7 +99,7 @@ func Create(path string) (*File, error) {
 		}
 	}
 	if err != nil {
-		return nil, fmt.Errorf("create a temporary file beside %s: %w", path, err)
+		return nil, fmt.Errorf("write %s: create a temporary file beside it: %w", path, err)
 	}
 	return &File{f: f, target: path}, nil
 }

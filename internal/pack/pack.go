@@ -4,7 +4,8 @@
 // trimming the middle of the largest logs first, keeping their head and
 // tail.
 //
-// Nothing is written but the output: no temporary files, no extraction.
+// Nothing is written but the output, through a temporary file beside it
+// that is renamed over it (internal/atomicfile); nothing is extracted.
 // Under a size cap the archive is built in memory (it is at most the cap)
 // and written once it fits.
 package pack
@@ -17,7 +18,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path"
 	"sort"
 	"strings"
@@ -25,6 +25,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/coroner-dev/coroner/internal/atomicfile"
 	"github.com/coroner-dev/coroner/internal/redact"
 )
 
@@ -107,20 +108,11 @@ func WriteFile(path string, items []Item, fin Finalize, opts Options) (*Summary,
 		opts.CapName = fmt.Sprintf("the size cap of %d bytes", opts.MaxSize)
 	}
 	if opts.MaxSize <= 0 {
-		f, err := os.Create(path)
+		res, n, err := writeTo(path, items, nil, fin, opts)
 		if err != nil {
 			return nil, err
 		}
-		cw := &countWriter{w: f}
-		res, err := write(cw, items, nil, fin, opts)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			os.Remove(path)
-			return nil, err
-		}
-		return &Summary{Results: res, Bytes: cw.n, Fits: true, Attempts: 1}, nil
+		return &Summary{Results: res, Bytes: n, Fits: true, Attempts: 1}, nil
 	}
 	var total int64
 	for _, it := range items {
@@ -133,7 +125,7 @@ func WriteFile(path string, items []Item, fin Finalize, opts Options) (*Summary,
 		res, err := write(buf, items, keep, fin, opts)
 		switch {
 		case err == nil:
-			if werr := os.WriteFile(path, buf.buf.Bytes(), 0o644); werr != nil {
+			if werr := atomicfile.WriteFile(path, buf.buf.Bytes()); werr != nil {
 				return nil, werr
 			}
 			return &Summary{Results: res, Bytes: int64(buf.buf.Len()), Fits: true, Attempts: attempt}, nil
@@ -151,23 +143,35 @@ func WriteFile(path string, items []Item, fin Finalize, opts Options) (*Summary,
 		newKeep, minimal := plan(items, budget, opts.MinKeep)
 		if minimal || attempt >= 8 {
 			// Nothing more can go: write the smallest bundle there is.
-			f, err := os.Create(path)
+			res, n, err := writeTo(path, items, newKeep, fin, opts)
 			if err != nil {
 				return nil, err
 			}
-			cw := &countWriter{w: f}
-			res, err := write(cw, items, newKeep, fin, opts)
-			if cerr := f.Close(); err == nil {
-				err = cerr
-			}
-			if err != nil {
-				os.Remove(path)
-				return nil, err
-			}
-			return &Summary{Results: res, Bytes: cw.n, Fits: cw.n <= opts.MaxSize, Attempts: attempt + 1}, nil
+			return &Summary{Results: res, Bytes: n, Fits: n <= opts.MaxSize, Attempts: attempt + 1}, nil
 		}
 		keep = newKeep
 	}
+}
+
+// writeTo streams one attempt into path through atomicfile: path is
+// replaced only by a whole archive, and a failed write removes nothing but
+// its own temporary file (it once removed whatever path named, /dev/full
+// included).
+func writeTo(path string, items []Item, keep map[int]int64, fin Finalize, opts Options) ([]Result, int64, error) {
+	f, err := atomicfile.Create(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer f.Abort()
+	cw := &countWriter{w: f}
+	res, err := write(cw, items, keep, fin, opts)
+	if err == nil {
+		err = f.Commit()
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	return res, cw.n, nil
 }
 
 // plan decides how many bytes each trimmable item keeps so that all items
