@@ -13,10 +13,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/klauspost/compress/gzip"
-	"github.com/klauspost/compress/zstd"
-	"github.com/ulikunitz/xz"
-
 	"github.com/coroner-dev/coroner/internal/atomicfile"
 	"github.com/coroner-dev/coroner/internal/pack"
 	"github.com/coroner-dev/coroner/internal/redact"
@@ -123,6 +119,17 @@ func writeBundle(out string, job *packJob) (*pack.Summary, error) {
 			}
 		}
 	}
+	if r != nil && r.Hosts() {
+		// Names and the manifest's paths are text the bundle carries too:
+		// a host or user that only a folder's name gives away is learned
+		// before the first pseudonym is handed out.
+		for _, it := range job.items {
+			r.LearnString(it.Name)
+		}
+		for _, s := range manifestTexts(m) {
+			r.LearnString(*s)
+		}
+	}
 	red := func(s string) string {
 		if r == nil || s == "" {
 			return s
@@ -130,11 +137,17 @@ func writeBundle(out string, job *packJob) (*pack.Summary, error) {
 		return r.String(s, counts)
 	}
 	// Names are redacted like content: a folder named after a user or host
-	// would otherwise give it away.
+	// would otherwise give it away. Two names that differ only in a secret
+	// may become one: the second gets a number.
 	if r != nil {
 		renamed := map[string]string{}
+		taken := map[string]bool{}
 		for i := range job.items {
-			n := red(job.items[i].Name)
+			n := r.Path(job.items[i].Name, counts)
+			for k, base := 2, n; taken[n]; k++ {
+				n = fmt.Sprintf("%s.%d", base, k)
+			}
+			taken[n] = true
 			renamed[job.items[i].Name] = n
 			kinds[n] = kinds[job.items[i].Name]
 			job.items[i].Name = n
@@ -145,21 +158,13 @@ func writeBundle(out string, job *packJob) (*pack.Summary, error) {
 			}
 		}
 	}
+	for _, s := range manifestTexts(m) {
+		*s = red(*s)
+	}
 	for i := range m.Artifacts {
-		a := &m.Artifacts[i]
-		a.Command, a.Stderr, a.Error, a.Source, a.Skipped = red(a.Command), red(a.Stderr), red(a.Error), red(a.Source), red(a.Skipped)
-		if a.Path != "" {
+		if a := &m.Artifacts[i]; a.Path != "" {
 			a.Kind = kinds[a.Path]
 		}
-	}
-	if h := m.Host; h != nil {
-		h.Hostname, h.User = red(h.Hostname), red(h.User)
-	}
-	if t := m.Target; t != nil {
-		t.Model, t.URL = red(t.Model), red(t.URL)
-	}
-	for i := range m.Notes {
-		m.Notes[i] = red(m.Notes[i])
 	}
 	if job.maxSize > 0 {
 		m.SizeCap = &manifest.SizeCap{MaxBytes: job.maxSize}
@@ -196,6 +201,27 @@ func writeBundle(out string, job *packJob) (*pack.Summary, error) {
 		return manifest.Name, b.Bytes(), nil
 	}
 	return pack.WriteFile(out, job.items, finalize, pack.Options{MaxSize: job.maxSize, Redactor: r, CapName: job.capName})
+}
+
+// manifestTexts are the manifest's strings that come from the machine or
+// the evidence, and so are redacted like the files (a.Path is renamed with
+// its item).
+func manifestTexts(m *manifest.Manifest) []*string {
+	var out []*string
+	for i := range m.Artifacts {
+		a := &m.Artifacts[i]
+		out = append(out, &a.Command, &a.Program, &a.RunAs, &a.Stderr, &a.Error, &a.Source, &a.Skipped)
+	}
+	if h := m.Host; h != nil {
+		out = append(out, &h.Hostname, &h.User)
+	}
+	if t := m.Target; t != nil {
+		out = append(out, &t.Model, &t.URL)
+	}
+	for i := range m.Notes {
+		out = append(out, &m.Notes[i])
+	}
+	return out
 }
 
 // detectKind sniffs an item the way the analyzer will.
@@ -248,9 +274,6 @@ type bundleCmd struct {
 	Paths []string `arg:"" name:"path" help:"Files and folders to pack. Symbolic links are recorded, never followed." type:"string"`
 	writeFlags
 }
-
-// maxDecompressed bounds a compressed file unpacked into the bundle.
-const maxDecompressed = 4 << 30
 
 func (c *bundleCmd) Run(e *env) error {
 	maxSize, err := c.check()
@@ -351,147 +374,46 @@ func (b *bundler) file(p, name string, st fs.FileInfo) {
 		b.skip(p, name, fmt.Sprintf("not a regular file (%s)", st.Mode().Type()))
 		return
 	}
-	head, err := readHead(p)
-	if err != nil {
-		b.skip(p, name, "unreadable: "+unwrapPathError(err).Error())
-		return
-	}
-	open := func() (io.ReadCloser, error) { return pack.OpenNoFollow(p) }
-	size := st.Size()
-	text := true
-	var note string
-	switch comp := compressionOf(head); {
-	case comp != "":
-		// A compressed log is packed decompressed, so that it can be redacted.
-		dec := func() (io.ReadCloser, error) {
-			f, err := pack.OpenNoFollow(p)
-			if err != nil {
-				return nil, err
-			}
-			r, err := decompressor(comp, f)
-			if err != nil {
-				f.Close()
-				return nil, err
-			}
-			return r, nil
+	// Compressed files are packed decompressed, archives member by member,
+	// UTF-16 decoded: every byte packed is read as text and redacted.
+	for _, e := range pack.Expand(p, name, st.ModTime(), pack.ExpandOptions{KeepBinary: !b.redact}) {
+		if e.Skipped != "" {
+			b.skip(p, e.Name, e.Skipped)
+			continue
 		}
-		n, dhead, err := measureStream(dec)
+		head, err := readHead(e.Open)
 		if err != nil {
-			b.skip(p, name, fmt.Sprintf("a %s file that could not be decompressed: %v", comp, err))
-			return
+			b.skip(p, e.Name, "unreadable: "+unwrapPathError(err).Error())
+			continue
 		}
-		open, size, head = dec, n, dhead
-		for _, ext := range []string{".gz", ".zst", ".zstd", ".xz"} {
-			name = strings.TrimSuffix(name, ext)
-		}
-		note = "decompressed from " + comp
-	case isArchiveHead(head):
-		if b.redact {
-			b.skip(p, name, "an archive cannot be redacted: unpack it and bundle the folder (or pass --no-redact)")
-			return
-		}
-		text = false
-	case isBinaryHead(head):
-		if b.redact {
-			b.skip(p, name, "binary content cannot be redacted (or pass --no-redact)")
-			return
-		}
-		text = false
+		n := b.unique(e.Name)
+		k := parser.Detect(path.Base(n), head)
+		b.items = append(b.items, pack.Item{Name: n, Size: e.Size, ModTime: e.ModTime, Open: e.Open, Text: e.Text, Log: e.Text && k.IsLog()})
+		b.arts = append(b.arts, manifest.Artifact{Path: n, Source: p, SourceBytes: st.Size(), ModTime: e.ModTime.UTC().Truncate(time.Second),
+			Command: "pack " + filepath.ToSlash(p), Error: e.Note})
 	}
+}
+
+// unique returns name, or name.2, name.3 ... when it is taken.
+func (b *bundler) unique(name string) string {
 	b.used[name]++
 	if n := b.used[name]; n > 1 {
-		name = fmt.Sprintf("%s.%d", name, n)
+		return fmt.Sprintf("%s.%d", name, n)
 	}
-	k := parser.Detect(path.Base(name), head)
-	b.items = append(b.items, pack.Item{Name: name, Size: size, ModTime: st.ModTime(), Open: open, Text: text, Log: text && k.IsLog()})
-	b.arts = append(b.arts, manifest.Artifact{Path: name, Source: p, SourceBytes: st.Size(), ModTime: st.ModTime().UTC().Truncate(time.Second),
-		Command: "pack " + filepath.ToSlash(p), Error: note})
+	return name
 }
 
-func readHead(p string) ([]byte, error) {
-	f, err := pack.OpenNoFollow(p)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	head := make([]byte, parser.HeadSize)
-	n, err := io.ReadFull(f, head)
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-		return nil, err
-	}
-	return head[:n], nil
-}
-
-// measureStream reads a decompressed stream once for its size and head.
-func measureStream(open func() (io.ReadCloser, error)) (int64, []byte, error) {
+// readHead reads the first bytes of an entry, for its kind.
+func readHead(open func() (io.ReadCloser, error)) ([]byte, error) {
 	rc, err := open()
 	if err != nil {
-		return 0, nil, err
+		return nil, err
 	}
 	defer rc.Close()
 	head := make([]byte, parser.HeadSize)
 	n, err := io.ReadFull(rc, head)
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-		return 0, nil, err
+		return nil, err
 	}
-	rest, err := io.Copy(io.Discard, io.LimitReader(rc, maxDecompressed))
-	if err != nil {
-		return 0, nil, err
-	}
-	if int64(n)+rest >= maxDecompressed {
-		return 0, nil, fmt.Errorf("more than %s decompressed", reports.HumanBytes(maxDecompressed))
-	}
-	return int64(n) + rest, head[:n], nil
-}
-
-func compressionOf(head []byte) string {
-	switch {
-	case bytes.HasPrefix(head, []byte{0x1f, 0x8b}):
-		return "gzip"
-	case bytes.HasPrefix(head, []byte{0x28, 0xb5, 0x2f, 0xfd}):
-		return "zstd"
-	case bytes.HasPrefix(head, []byte{0xfd, '7', 'z', 'X', 'Z', 0}):
-		return "xz"
-	}
-	return ""
-}
-
-type readCloser struct {
-	io.Reader
-	close func() error
-}
-
-func (r readCloser) Close() error { return r.close() }
-
-func decompressor(kind string, f *os.File) (io.ReadCloser, error) {
-	switch kind {
-	case "gzip":
-		z, err := gzip.NewReader(f)
-		if err != nil {
-			return nil, err
-		}
-		return readCloser{z, func() error { z.Close(); return f.Close() }}, nil
-	case "zstd":
-		z, err := zstd.NewReader(f, zstd.WithDecoderMaxWindow(128<<20), zstd.WithDecoderConcurrency(1))
-		if err != nil {
-			return nil, err
-		}
-		return readCloser{z, func() error { z.Close(); return f.Close() }}, nil
-	default:
-		z, err := xz.NewReader(f)
-		if err != nil {
-			return nil, err
-		}
-		return readCloser{z, f.Close}, nil
-	}
-}
-
-func isArchiveHead(head []byte) bool {
-	return bytes.HasPrefix(head, []byte("PK\x03\x04")) || len(head) > 262 && bytes.Equal(head[257:262], []byte("ustar"))
-}
-
-// isBinaryHead reports content that is not text: NUL bytes beyond a stray one.
-func isBinaryHead(head []byte) bool {
-	n := bytes.Count(head, []byte{0})
-	return n > 0 && (n*20 > len(head) || n > 64)
+	return head[:n], nil
 }

@@ -279,7 +279,7 @@ func TestBundleManifestAndKinds(t *testing.T) {
 	}
 	assert.Len(t, skipped, 2)
 	assert.Contains(t, strings.Join(skipped, "\n"), "a symbolic link (to "+secret+"): links are recorded, never followed")
-	assert.Contains(t, strings.Join(skipped, "\n"), "binary content cannot be redacted")
+	assert.Contains(t, strings.Join(skipped, "\n"), "binary content: it cannot be read as text, so it cannot be redacted")
 	want := map[string]facts.Kind{
 		"ps_eo.txt": facts.KindPS, "ps_auxf.txt": facts.KindPS, "nvidia-smi-q.xml": facts.KindNvidiaSMIXML, "query-gpu.csv": facts.KindNvidiaSMICSV,
 		"meminfo.txt": facts.KindMeminfo, "captured_at.txt": facts.KindCaptureTime, "old.log": facts.KindSGLangLog,

@@ -17,6 +17,7 @@ import (
 	"bytes"
 	"io"
 	"sort"
+	"strings"
 	"sync"
 )
 
@@ -165,6 +166,31 @@ func (r *Redactor) String(text string, c Counts) string {
 	s.Line(b)
 	if c != nil {
 		c.Add(s.counts)
+	}
+	return string(b)
+}
+
+// Path redacts a file or member name, or a path the manifest records,
+// one element at a time: a value ends where its element does, so that
+// secrets/HF_TOKEN=hf_x/run.log keeps its folders and file name apart.
+func (r *Redactor) Path(name string, c Counts) string {
+	if !strings.ContainsAny(name, "/\\") {
+		return r.String(name, c)
+	}
+	b := []byte(name)
+	start := 0
+	for i := 0; i <= len(b); i++ {
+		if i < len(b) && b[i] != '/' && b[i] != '\\' {
+			continue
+		}
+		if i > start {
+			s := r.NewStream()
+			s.Line(b[start:i])
+			if c != nil {
+				c.Add(s.counts)
+			}
+		}
+		start = i + 1
 	}
 	return string(b)
 }
