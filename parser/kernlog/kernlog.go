@@ -27,7 +27,7 @@ const maxText = 1024
 
 // Sniff recognizes a kernel log by its line prefixes and its messages.
 func Sniff(name string, head []byte) (facts.Kind, int) {
-	lines, stamped, journal, marks := 0, 0, 0, 0
+	lines, stamped, kstamped, journal, marks := 0, 0, 0, 0, 0
 	nvrm := false
 	for len(head) > 0 && lines < 200 {
 		var line []byte
@@ -45,10 +45,17 @@ func Sniff(name string, head []byte) (facts.Kind, int) {
 		st, msg := splitPrefix(line)
 		if st.hadKey {
 			stamped++
-			if st.kind == stampNoYear || (st.kind == stampZoned && !bytes.Equal(msg, line)) {
-				if bytes.Contains(line, []byte(" kernel: ")) {
-					journal++
-				}
+			// A wall-clock stamp alone is any program's (docker logs -t, CI
+			// gutters, Rust tracing); only dmesg's own stamps and a journal
+			// line of the kernel say "kernel".
+			switch {
+			case st.kind == stampUptime || st.kind == stampWall || (st.kind == stampZoned && !st.isIso) || st.kind == stampNone:
+				kstamped++
+			case bytes.Contains(line, []byte(" kernel: ")):
+				kstamped++
+				journal++
+			case st.dmesgISO:
+				kstamped++
 			}
 		}
 		// Without a time prefix a mark counts only where the kernel puts
@@ -73,7 +80,7 @@ func Sniff(name string, head []byte) (facts.Kind, int) {
 	case lines == 0:
 	case stamped*10 >= lines*6 && stamped >= 2 && (nvrm || marks > 0):
 		score = 92
-	case stamped*10 >= lines*6 && stamped >= 2:
+	case kstamped*10 >= lines*6 && kstamped >= 2:
 		score = 75
 		if journal > 0 && journal*2 < stamped {
 			// A syslog of many daemons: it is a kernel log only in part.

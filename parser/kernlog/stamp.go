@@ -20,13 +20,16 @@ const (
 
 // stamp is the time prefix of one line.
 type stamp struct {
-	kind   stampKind
-	t      time.Time
-	up     time.Duration
-	hasUp  bool
-	month  time.Month // for stampNoYear, to detect a year rollover
-	isIso  bool
-	hadKey bool // the line had a recognized kernel-log prefix
+	kind  stampKind
+	t     time.Time
+	up    time.Duration
+	hasUp bool
+	month time.Month // for stampNoYear, to detect a year rollover
+	isIso bool
+	// dmesgISO marks dmesg --time-format iso (a comma before the fraction),
+	// which no other program writes.
+	dmesgISO bool
+	hadKey   bool // the line had a recognized kernel-log prefix
 }
 
 // splitPrefix separates a kernel log line into its time prefix and the
@@ -69,6 +72,7 @@ func splitPrefix(line []byte) (st stamp, msg []byte) {
 		rest := line[n+1:]
 		if comma {
 			// dmesg --time-format iso: the message follows directly.
+			st.dmesgISO = true
 			return st, rest
 		}
 		return st, journalRest(&st, rest)

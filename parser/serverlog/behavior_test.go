@@ -373,7 +373,8 @@ func TestLevelInference(t *testing.T) {
 	)
 	assert.Len(t, l.Events, 3, "a benign 'Failed' line is not an error event")
 	assert.Equal(t, facts.LevelInfo, l.Events[0].Level)
-	assert.Equal(t, facts.EventError, l.Events[1].Type)
+	assert.Equal(t, facts.EventTraceback, l.Events[1].Type, "an exception line is a failure of its own")
+	assert.Equal(t, "RuntimeError", l.Events[1].Traceback.ExcType)
 	assert.Equal(t, facts.LevelError, l.Events[1].Level)
 	assert.Equal(t, facts.LevelWarning, l.Events[2].Level, "words of failure make an unlevelled event a warning")
 }

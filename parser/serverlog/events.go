@@ -1552,13 +1552,18 @@ func (p *parser) ninja(ps *procState, b []byte) *facts.LogEvent {
 	return nil
 }
 
-// exceptionLine handles an exception printed without its traceback.
+// exceptionLine handles an exception printed without its traceback: a
+// paste that kept only the last line, a library that logs
+// "RuntimeError: ..." itself. It is a traceback of one line, and a failure
+// like any other; what the exception means is added beside it.
 func (p *parser) exceptionLine(ps *procState, b []byte) *facts.LogEvent {
 	typ, msg := splitException(b)
-	if ev := p.classifyException(ps, typ, msg, b); ev != nil {
-		return ev
+	ev := p.emit(ps, facts.EventTraceback, facts.LevelError, b, map[string]any{"headless": true})
+	ev.Traceback = &facts.Traceback{ExcType: p.text(typ), ExcMsg: p.text(msg)}
+	if cl := p.classifyException(ps, typ, msg, b); cl != nil {
+		return cl
 	}
-	return p.emit(ps, facts.EventError, facts.LevelError, b, map[string]any{"exc_type": string(typ)})
+	return ev
 }
 
 // classifyException adds the event an exception means, if it means one.

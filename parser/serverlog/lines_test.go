@@ -22,6 +22,7 @@ type lineCase struct {
 	proc   string
 	level  facts.Level
 	fields map[string]any
+	exc    string // the exception type of a traceback event
 	at     string // the event's time, "2006-01-02 15:04:05"
 	// or a stat sample
 	series facts.EventType
@@ -136,9 +137,9 @@ var sglangLines = []lineCase{
 	{name: "sg/child-failed-v047 (format)", line: "[2025-06-01 10:00:00] Child process unexpectedly failed with exitcode=256. pid=1234", typ: facts.EventChildFailed, fields: map[string]any{"exit_code": 256.0, "pid": 1234.0}},
 	{name: "sg/deepgemm-session (format)", line: "[2026-05-27 10:00:00 TP0] Entering DeepGEMM JIT Pre-Compile session. It may take a long time (typically 10-20 mins) if you have not run `sglang.compile_deep_gemm`.", proc: "TP0", typ: facts.EventJITBegin, fields: map[string]any{"what": "deepgemm"}},
 	{name: "sg/deepgemm-shape (format)", line: "[2026-05-27 10:00:00 TP0] Try DeepGEMM JIT Compiling for <GEMM_NT_F8F8BF16> N=7168, K=2048, num_groups=1 with all Ms. It only takes a little time (typically 1 sec) if you have run `python3 -m sglang.compile_deep_gemm`. ", proc: "TP0", typ: facts.EventJITProgress, fields: map[string]any{"what": "deepgemm", "kernel": "GEMM_NT_F8F8BF16"}},
-	{name: "sg/no-kernel-image", line: "RuntimeError: RMSNorm failed with error code no kernel image is available for execution on the device", typ: facts.EventError, level: facts.LevelError, fields: map[string]any{"exc_type": "RuntimeError"}},
-	{name: "sg/trtllm-valueerror", line: "ValueError: TRTLLM MHA backend is only supported on Blackwell GPUs (SM100). Please use a different backend.", typ: facts.EventError, fields: map[string]any{"exc_type": "ValueError"}},
-	{name: "sg/tllmgen", line: "RuntimeError: Error in function 'TllmGenFmhaRunner' at /workspace/include/flashinfer/trtllm/fmha/fmhaRunner.cuh:30: Unsupported architecture", typ: facts.EventError, fields: map[string]any{"exc_type": "RuntimeError"}},
+	{name: "sg/no-kernel-image", line: "RuntimeError: RMSNorm failed with error code no kernel image is available for execution on the device", typ: facts.EventTraceback, level: facts.LevelError, fields: map[string]any{"headless": true}, exc: "RuntimeError"},
+	{name: "sg/trtllm-valueerror", line: "ValueError: TRTLLM MHA backend is only supported on Blackwell GPUs (SM100). Please use a different backend.", typ: facts.EventTraceback, fields: map[string]any{"headless": true}, exc: "ValueError"},
+	{name: "sg/tllmgen", line: "RuntimeError: Error in function 'TllmGenFmhaRunner' at /workspace/include/flashinfer/trtllm/fmha/fmhaRunner.cuh:30: Unsupported architecture", typ: facts.EventTraceback, fields: map[string]any{"headless": true}, exc: "RuntimeError"},
 	{name: "sg/sigterm", line: "[2026-08-02 00:17:43] SIGTERM received. signum=None frame=None. Draining requests and shutting down...", typ: facts.EventShutdown, fields: map[string]any{"signal": "SIGTERM"}},
 	{name: "sg/custom-ar-pcie", line: "[2025-03-08 12:29:12 TP0] Custom allreduce is disabled because it's not supported on more than two PCIe-only GPUs. To silence this warning, specify disable_custom_all_reduce=True explicitly.", typ: facts.EventCustomAllReduce, proc: "TP0", fields: map[string]any{"enabled": false, "reason": "it's not supported on more than two PCIe-only GPUs"}},
 	{name: "sg/ar-call-path", line: "[2026-02-26 05:20:07 TP7] [AR] All-reduce call path: NCCL (custom AR disabled)", typ: facts.EventCustomAllReduce, proc: "TP7", fields: map[string]any{"enabled": false}},
@@ -284,7 +285,7 @@ var vllmLines = []lineCase{
 	{name: "vl/kv-too-small", line: "(EngineCore pid=6890) ValueError: To serve at least one request with the model's max seq len (262144), (18.35 GiB KV cache is needed, which is larger than the available KV cache memory (8.72 GiB). Based on the available memory, the estimated maximum model length is 121840. Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.", typ: facts.EventKVInsufficient, proc: "EngineCore", fields: map[string]any{"max_seq_len": 262144.0, "needed_gib": 18.35, "available_gib": 8.72, "estimated_max_len": 121840.0}},
 	{name: "vl/oom-old-torch", line: "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.63 GiB (GPU 0; 44.56 GiB total capacity; 27.91 GiB already allocated; 565.31 MiB free; 27.93 GiB reserved in total by PyTorch) If reserved memory is >> allocated memory try setting max_split_size_mb to avoid fragmentation.  See documentation for Memory Management and PYTORCH_CUDA_ALLOC_CONF", typ: facts.EventOOM, level: facts.LevelError, fields: map[string]any{"tried_gib": 1.63, "gpu": 0.0, "total_gib": 44.56, "allocated_gib": 27.91, "free_gib": 565.31 / 1024, "reserved_gib": 27.93}},
 	{name: "vl/cuda-error-oom", line: "RuntimeError: CUDA error: out of memory", typ: facts.EventOOM},
-	{name: "vl/no-kernel-image", line: "RuntimeError: CUDA error: no kernel image is available for execution on the device", typ: facts.EventError, fields: map[string]any{"exc_type": "RuntimeError"}},
+	{name: "vl/no-kernel-image", line: "RuntimeError: CUDA error: no kernel image is available for execution on the device", typ: facts.EventTraceback, fields: map[string]any{"headless": true}, exc: "RuntimeError"},
 	{name: "vl/custom-ar-p2p", line: "(VllmWorker rank=0 pid=2057) WARNING 08-06 03:26:00 [custom_all_reduce.py:147] Custom allreduce is disabled because your platform lacks GPU P2P capability or P2P test failed. To silence this warning, specify disable_custom_all_reduce=True explicitly.", proc: "VllmWorker_rank0", typ: facts.EventCustomAllReduce, level: facts.LevelWarning, fields: map[string]any{"enabled": false, "reason": "your platform lacks GPU P2P capability or P2P test failed"}},
 	{name: "vl/jit-monitor", line: "(Worker_TP0 pid=1875538) WARNING 06-16 19:27:42 [jit_monitor.py:103] Triton kernel JIT compilation during inference: _zero_kv_blocks_kernel. This causes a latency spike; consider extending warmup to cover this shape/config.", typ: facts.EventJITProgress, proc: "Worker_TP0", fields: map[string]any{"kernel": "_zero_kv_blocks_kernel"}},
 	{name: "vl/placement-wait", line: "INFO 05-26 18:54:03 [ray_utils.py:233] Waiting for creating a placement group of specs for 10 seconds. specs=[{'node:10.0.0.175': 0.001, 'GPU': 1.0}, {'GPU': 1.0}]. Check `ray status` and `ray list nodes` to see if you have enough resources", typ: facts.EventPlacementWait, fields: map[string]any{"wait_s": 10.0}},
@@ -299,8 +300,8 @@ var vllmLines = []lineCase{
 	{name: "vl/backend-enum", line: "Using AttentionBackendEnum.FLASHINFER backend.", typ: facts.EventAttentionBackend, fields: map[string]any{"backend": "FLASHINFER"}},
 	{name: "vl/backend-potential", line: "(Worker_TP0 pid=478857) INFO 01-18 20:15:07 [cuda.py:351] Using FLASH_ATTN attention backend out of potential backends: ('FLASH_ATTN', 'FLASHINFER', 'TRITON_ATTN', 'FLEX_ATTENTION')", proc: "Worker_TP0", typ: facts.EventAttentionBackend, fields: map[string]any{"backend": "FLASH_ATTN", "candidates": "('FLASH_ATTN', 'FLASHINFER', 'TRITON_ATTN', 'FLEX_ATTENTION')"}},
 	{name: "vl/backend-fa-version", line: "(EngineCore_DP0 pid=230015) INFO 05-16 21:40:04 [flash_attn.py:587] Using FlashAttention version 2", proc: "EngineCore_DP0", typ: facts.EventAttentionBackend, fields: map[string]any{"fa_version": 2.0}},
-	{name: "vl/backend-invalid", line: "ValueError: Selected backend AttentionBackendEnum.FLASHINFER is not valid for this configuration. Reason: ['head_size not supported']", typ: facts.EventError, fields: map[string]any{"exc_type": "ValueError"}},
-	{name: "vl/backend-none-valid", line: "(Worker_TP4_EP4 pid=2532) ERROR 12-29 15:21:11 [multiproc_executor.py:751] ValueError: No valid attention backend found for cuda with AttentionSelectorConfig(head_size=576, dtype=torch.bfloat16, kv_cache_dtype=auto, block_size=None, use_mla=True, has_sink=False, use_sparse=True, use_mm_prefix=False, attn_type=decoder).", typ: facts.EventError, proc: "Worker_TP4_EP4", level: facts.LevelError},
+	{name: "vl/backend-invalid", line: "ValueError: Selected backend AttentionBackendEnum.FLASHINFER is not valid for this configuration. Reason: ['head_size not supported']", typ: facts.EventTraceback, fields: map[string]any{"headless": true}, exc: "ValueError"},
+	{name: "vl/backend-none-valid", line: "(Worker_TP4_EP4 pid=2532) ERROR 12-29 15:21:11 [multiproc_executor.py:751] ValueError: No valid attention backend found for cuda with AttentionSelectorConfig(head_size=576, dtype=torch.bfloat16, kv_cache_dtype=auto, block_size=None, use_mla=True, has_sink=False, use_sparse=True, use_mm_prefix=False, attn_type=decoder).", typ: facts.EventTraceback, exc: "ValueError", proc: "Worker_TP4_EP4", level: facts.LevelError},
 	{name: "vl/ninja-step", line: "[2/3] /usr/local/cuda/bin/nvcc -MD -MF cuda.cuda.o.d -ccbin /opt/gcc/bin/gcc -c cuda.cu -o cuda.cuda.o", typ: facts.EventJITProgress, fields: map[string]any{"what": "ninja", "n": 2.0, "total": 3.0, "tool": "nvcc"}},
 	{name: "vl/nccl-info-version", line: "gpu-node-1:12345:12345 [0] NCCL INFO NCCL version 2.21.5+cuda12.4", typ: facts.EventNCCLVersion, fields: map[string]any{"version": "2.21.5+cuda12.4", "host": "gpu-node-1", "pid": 12345.0, "rank": 0.0}},
 	{name: "vl/nccl-info-p2p", line: "gpu-node-1:12345:12398 [1] NCCL INFO Channel 00/0 : 1[1] -> 0[0] via P2P/IPC", typ: facts.EventNCCLInfo, fields: map[string]any{"transport": "P2P", "rank": 1.0}},
@@ -341,6 +342,10 @@ func TestLines(t *testing.T) {
 				}
 				for k, v := range c.fields {
 					assert.Equal(t, v, ev.Fields[k], "field %s", k)
+				}
+				if c.exc != "" {
+					require.NotNil(t, ev.Traceback, "a traceback")
+					assert.Equal(t, c.exc, ev.Traceback.ExcType)
 				}
 				if c.at != "" {
 					assert.Equal(t, c.at, ev.Time.Format("2006-01-02 15:04:05"), "time")

@@ -44,8 +44,12 @@ type line struct {
 	// tags ("DP1 TP3").
 	tag   []byte
 	ranks []byte
-	// torchRank is N of a "[rankN]:" prefix, -1 when absent.
+	// torchRank is N of a "[rankN]:" prefix, -1 when absent, and rankTag
+	// its text ("rank0"). A line of torch's own loggers under it keeps the
+	// rank as a field; any other (a traceback, a print) is the rank's
+	// process.
 	torchRank int
+	rankTag   []byte
 	// nccl header parts.
 	ncclHost []byte
 	ncclPID  int
@@ -154,16 +158,23 @@ func peel(l *line) {
 	}
 	l.body = b
 	peelHeader(l, b)
+	if l.kind == hdrNone && l.tag == nil && l.rankTag != nil {
+		l.tag = l.rankTag
+	}
 }
 
-// peelWrappers removes what a container runtime or log collector put in
-// front of the engine's own line.
+// peelWrappers removes what a container runtime, a log collector, a CI
+// runner or a paste put in front of the engine's own line: docker, kubectl
+// and journald stamps, Buildkite and GitHub Actions gutters, docker compose
+// service names, markdown quote markers, and the rank prefixes of torchrun
+// (`--tee`: "[default0]:") and PyTorch ("[rank0]:").
 func peelWrappers(l *line, b []byte) []byte {
-	for k := 0; k < 3 && len(b) > 0; k++ {
+	for k := 0; k < 6 && len(b) > 0; k++ {
 		c := b[0]
 		switch {
 		case isDigit(c) && len(b) > 20 && b[10] == 'T':
-			// docker logs -t, kubectl logs --timestamps, journald short-iso.
+			// docker logs -t, kubectl logs --timestamps, journald short-iso,
+			// GitHub Actions.
 			st, n := parseRFC3339(b)
 			if n == 0 || n >= len(b) || b[n] != ' ' {
 				return b
@@ -180,6 +191,16 @@ func peelWrappers(l *line, b []byte) []byte {
 			l.wst = st
 			b = b[n+3:]
 			continue
+		case c == '[' && len(b) > 4 && b[1] >= 'a' && b[1] <= 'z':
+			// "[rank0]:", "[default3]:", "[trainer0|0]:".
+			n, rank := rankPrefix(b)
+			if n == 0 {
+				return b
+			}
+			l.torchRank = rank
+			l.rankTag = b[1 : n-2]
+			b = b[n:]
+			continue
 		case c >= 'A' && c <= 'S' && len(b) > 16 && b[3] == ' ':
 			// journald default: "Aug 19 18:34:30 host unit[pid]: ".
 			st, n := parseSyslogStamp(b)
@@ -193,6 +214,18 @@ func peelWrappers(l *line, b []byte) []byte {
 			l.wst = st
 			b = rest
 			continue
+		case c == '>' && (len(b) == 1 || b[1] == ' ' || b[1] == '>'):
+			// A markdown quote: "> " (nested "> > " or ">>").
+			b = skipOneSpace(b[1:])
+			continue
+		case c == ' ' || c == '|':
+			// A CI gutter: "  | " (Buildkite's log view, copied).
+			i := skipSpaces(b, 0)
+			if i > 4 || i >= len(b) || b[i] != '|' || (i+1 < len(b) && b[i+1] != ' ') {
+				return b
+			}
+			b = b[min(i+2, len(b)):]
+			continue
 		}
 		// docker compose: "vllm-1  | ".
 		if n := composePrefix(b); n > 0 {
@@ -202,6 +235,40 @@ func peelWrappers(l *line, b []byte) []byte {
 		return b
 	}
 	return b
+}
+
+// rankPrefix reads "[name<digits>]:" or "[name<digits>|<digits>]:" at b[0]
+// (name in lower case letters: rank, default, trainer, worker) and returns
+// its length with the space after it, and the first number.
+func rankPrefix(b []byte) (int, int) {
+	i := 1
+	for i < len(b) && i < 24 && b[i] >= 'a' && b[i] <= 'z' {
+		i++
+	}
+	d := i
+	rank := 0
+	for i < len(b) && isDigit(b[i]) && i-d < 6 {
+		rank = rank*10 + int(b[i]-'0')
+		i++
+	}
+	if i == d || i >= len(b) {
+		return 0, 0
+	}
+	if b[i] == '|' {
+		i++
+		e := i
+		for i < len(b) && isDigit(b[i]) && i-e < 6 {
+			i++
+		}
+		if i == e || i >= len(b) {
+			return 0, 0
+		}
+	}
+	if i+1 >= len(b) || b[i] != ']' || b[i+1] != ':' {
+		return 0, 0
+	}
+	n := i + 2
+	return n, rank
 }
 
 // peelJournaldIdent removes "host ident[pid]: " after a journald stamp.
@@ -319,27 +386,9 @@ func bracketHeader(l *line, b []byte) {
 		if len(b) > 9 && b[3] == ':' {
 			sglangOldHeader(l, b)
 		}
-	case c == 'r' && bytes.HasPrefix(b, []byte("[rank")):
-		// "[rank0]:" in front of a c10d or glog line.
-		i := 5
-		n := 0
-		for i < len(b) && isDigit(b[i]) && n < 6 {
-			n++
-			i++
-		}
-		if n == 0 || i+2 > len(b) || b[i] != ']' || b[i+1] != ':' {
-			return
-		}
-		r, _ := digits(b, 5, n)
-		rest := b[i+2:]
-		if len(rest) > 0 && rest[0] == '[' {
-			if c10dHeader(l, rest) {
-				l.torchRank = r
-			}
-			return
-		}
-		if len(rest) > 0 && rest[0] >= 'A' && rest[0] <= 'Z' && glogHeader(l, rest) {
-			l.torchRank = r
+		if l.kind == hdrNone {
+			// "[1] enqueue.cc:1500 NCCL WARN ..."
+			ncclBareHeader(l, b)
 		}
 	case c == 'G' && bytes.HasPrefix(b, []byte("[Gloo] ")):
 		l.kind = hdrGloo
@@ -650,11 +699,68 @@ func digitHeader(l *line, b []byte) {
 	ncclHeader(l, b)
 }
 
-// ncclHeader reads NCCL's debug prefix "host:pid:tid [rank] NCCL INFO ".
+// ncclHeader reads NCCL's debug prefix "host:pid:tid [rank] NCCL INFO ", or
+// what is left of it in a paste or when NCCL_DEBUG_FILE or a wrapper dropped
+// the host part: "[1] NCCL INFO ", "[1] enqueue.cc:1500 NCCL WARN ",
+// "graph/xml.h:77 NCCL WARN ", "NCCL INFO init.cc:840 -> 3".
 func ncclHeader(l *line, b []byte) {
+	if !ncclHostHeader(l, b) {
+		ncclBareHeader(l, b)
+	}
+}
+
+// ncclBareHeader reads the NCCL prefixes without host, pid and thread.
+func ncclBareHeader(l *line, b []byte) {
+	k := bytes.Index(b[:min(len(b), 300)], []byte("NCCL "))
+	if k < 0 {
+		return
+	}
+	pre := b[:k]
+	rank := -1
+	if len(pre) > 0 && pre[0] == '[' {
+		e := bytes.IndexByte(pre, ']')
+		if e < 2 || e > 7 {
+			return
+		}
+		r, ok := digits(pre, 1, e-1)
+		if !ok {
+			return
+		}
+		rank = r
+		pre = pre[e+1:]
+	}
+	pre = bytes.TrimLeft(pre, " ")
+	if len(pre) > 0 {
+		// The source line that printed it: "enqueue.cc:1500 ".
+		if pre[len(pre)-1] != ' ' {
+			return
+		}
+		tok := pre[:len(pre)-1]
+		c := bytes.LastIndexByte(tok, ':')
+		if c <= 0 || c == len(tok)-1 || bytes.IndexByte(tok, ' ') >= 0 {
+			return
+		}
+		if _, ok := digits(tok, c+1, len(tok)-c-1); !ok {
+			return
+		}
+	}
+	rest := b[k+5:]
+	lv, n := levelWord(rest)
+	if n == 0 || n >= len(rest) || rest[n] != ' ' {
+		return
+	}
+	l.kind = hdrNCCL
+	l.level = lv
+	l.ncclRank = rank
+	l.hdr = b[:k+5+n]
+	l.body = rest[skipSpaces(rest, n):]
+}
+
+// ncclHostHeader reads "host:pid:tid [rank] NCCL INFO ".
+func ncclHostHeader(l *line, b []byte) bool {
 	c1 := bytes.IndexByte(b, ':')
 	if c1 <= 0 || c1 > 128 || bytes.IndexByte(b[:c1], ' ') >= 0 {
-		return
+		return false
 	}
 	i := c1 + 1
 	p := i
@@ -662,7 +768,7 @@ func ncclHeader(l *line, b []byte) {
 		i++
 	}
 	if i == p || i >= len(b) || b[i] != ':' {
-		return
+		return false
 	}
 	pid, _ := digits(b, p, i-p)
 	i++
@@ -671,7 +777,7 @@ func ncclHeader(l *line, b []byte) {
 		i++
 	}
 	if i == t || i+2 >= len(b) || b[i] != ' ' || b[i+1] != '[' {
-		return
+		return false
 	}
 	i += 2
 	r := i
@@ -679,7 +785,7 @@ func ncclHeader(l *line, b []byte) {
 		i++
 	}
 	if i == r || i >= len(b) || b[i] != ']' {
-		return
+		return false
 	}
 	rank, _ := digits(b, r, i-r)
 	rest := b[i+1:]
@@ -688,13 +794,13 @@ func ncclHeader(l *line, b []byte) {
 		// "[1] transport/p2p.cc:275 NCCL WARN ...".
 		rest = skipNCCLSourceLine(rest)
 		if !bytes.HasPrefix(rest, []byte(" NCCL ")) {
-			return
+			return false
 		}
 	}
 	rest = rest[6:]
 	lv, n := levelWord(rest)
 	if n == 0 {
-		return
+		return false
 	}
 	l.kind = hdrNCCL
 	l.level = lv
@@ -703,6 +809,7 @@ func ncclHeader(l *line, b []byte) {
 	l.ncclRank = rank
 	l.hdr = b[:i+1]
 	l.body = rest[skipSpaces(rest, n):]
+	return true
 }
 
 // skipNCCLSourceLine skips " file.cc:123" at the start of b, or returns b.

@@ -171,6 +171,12 @@ func tagProc(tag []byte) facts.Proc {
 		for _, f := range bytes.Split(name, []byte("_")) {
 			setRank(&pr.Rank, f)
 		}
+		if r, ok := bytes.CutPrefix(name, []byte("rank")); ok {
+			// "[rank3]:": the global rank, the TP rank when PP=1.
+			if v, err := strconv.Atoi(string(r)); err == nil {
+				pr.Rank.TP = v
+			}
+		}
 		if bytes.HasPrefix(name, []byte("EngineCore_")) {
 			if v, err := strconv.Atoi(string(name[len("EngineCore_"):])); err == nil {
 				pr.Rank.DP = v

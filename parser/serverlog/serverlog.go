@@ -289,6 +289,15 @@ func (p *parser) handle(l *line) []byte {
 		p.tbStart(l, ps, bare, nil)
 		return nil
 	}
+	if isFrameLine(body) {
+		// A traceback whose header is not in the log: a paste that starts
+		// mid-stack, or a ring buffer that cut it.
+		st := p.tbStart(l, ps, bare, nil)
+		setField(st.ev, "headless", true)
+		st.ev.Msg = p.text(body)
+		p.tbFeed(st, l, ps)
+		return nil
+	}
 	ev := p.recognize(l, ps, bare)
 	if repeated > 0 && ev != nil {
 		setField(ev, "repeated", float64(repeated))

@@ -49,8 +49,14 @@ type tbState struct {
 	last      int
 }
 
+// isFrameLine reports a traceback frame line, `  File "x.py", line 12, in f`.
+func isFrameLine(b []byte) bool {
+	t := bytes.TrimLeft(b, " \t")
+	return len(t) > len(tbFile)+8 && has(t, `File "`) && bytes.Contains(t, tbLineMarker)
+}
+
 // tbStart opens a traceback on the current line.
-func (p *parser) tbStart(l *line, ps *procState, bare bool, intro *facts.LogEvent) {
+func (p *parser) tbStart(l *line, ps *procState, bare bool, intro *facts.LogEvent) *tbState {
 	if intro == nil && ps.lastEv != nil && ps.lastEv.Src.Line == p.lineNo-1 && (l.kind == hdrVLLM || l.kind == hdrGlog || l.kind == hdrC10d) &&
 		bytes.Equal(ps.lastEvHdr, l.hdr) && ps.lastEv.Level.Severe() {
 		// vLLM's logger.exception: "EngineCore failed to start." then the
@@ -84,6 +90,7 @@ func (p *parser) tbStart(l *line, ps *procState, bare bool, intro *facts.LogEven
 		}
 		ps.tb = st
 	}
+	return st
 }
 
 // tbFeed offers a line to an open traceback. It returns false when the line

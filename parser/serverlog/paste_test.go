@@ -1,0 +1,114 @@
+package serverlog
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/coroner-dev/coroner/parser/facts"
+)
+
+// Logs as people paste them: in a markdown quote, behind a CI gutter, under
+// torchrun's and PyTorch's rank prefixes, cut in the middle of a traceback.
+// Every line here is real (upstream issue threads; the case folders under
+// fixtures/incidents hold the whole pastes).
+
+func TestPastedPrefixes(t *testing.T) {
+	cases := []struct {
+		name, line string
+		typ        facts.EventType
+		proc       string
+		msg        string // the event's message starts with it
+	}{
+		{"markdown quote and Buildkite gutter",
+			">   | [2024-09-05T00:38:34Z] ERROR:    [Errno 98] error while attempting to bind on address ('0.0.0.0', 44319): [errno 98] address already in use",
+			facts.EventError, "", "[Errno 98] error while attempting"},
+		{"markdown quote and uvicorn",
+			"> [2024-09-05T00:38:34Z] INFO:     Started server process [60858]",
+			facts.EventHTTPStart, "", "Started server process"},
+		{"GitHub Actions gutter and [rank0]: frame",
+			`2025-10-09T04:13:06.6371779Z [rank0]:   File "/public_sglang_ci/runner-l1c-gpu-67/_work/sglang/sglang/python/sglang/srt/model_executor/cuda_graph_runner.py", line 485, in capture`,
+			facts.EventTraceback, "rank0", `File "/public_sglang_ci`},
+		{"torchrun's role and rank prefix",
+			"[trainer0|0]:ncclInternalError: Internal check failed.",
+			facts.EventTraceback, "trainer0|0", "ncclInternalError: Internal check failed."},
+		{"NCCL without host, with rank and source line",
+			"[1] enqueue.cc:1500 NCCL WARN Cuda failure 1 'invalid argument'",
+			facts.EventNCCLWarn, "", "Cuda failure 1 'invalid argument'"},
+		{"NCCL without host or rank",
+			"graph/xml.h:77 NCCL WARN Attribute arch of node cpu not found",
+			facts.EventNCCLWarn, "", "Attribute arch of node cpu not found"},
+		{"NCCL WARN source line only",
+			"transport/nvls.cc:165 NCCL WARN Cuda failure 'invalid argument'",
+			facts.EventNCCLWarn, "", "Cuda failure 'invalid argument'"},
+		{"a bare exception line is a failure",
+			"AssertionError: assert Lq in {16, 32, 64, 128, 256, 576}, where Lq = 80.",
+			facts.EventTraceback, "", "AssertionError: assert Lq"},
+		{"a frame under vLLM's repeated header starts a traceback",
+			`(Worker_TP0 pid=1707110) ERROR 11-29 20:52:18 [multiproc_executor.py:597]   File "/home/drc-whlab/miniconda3/envs/vllm011cp312/lib/python3.12/site-packages/vllm/model_executor/layers/quantization/compressed_tensors/compressed_tensors.py", line 117, in get_quant_method`,
+			facts.EventTraceback, "Worker_TP0", `File "/home/drc-whlab`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out, issues := parseText("x.log", c.line+"\n", facts.KindServerLog)
+			assert.Empty(t, issues)
+			l := out.Logs[0]
+			ev := firstEvent(l, c.typ)
+			require.NotNil(t, ev, "want a %s event, got %v", c.typ, types(l))
+			assert.Equal(t, c.proc, ev.Proc.Name)
+			assert.True(t, strings.HasPrefix(ev.Msg, c.msg), "msg %q", ev.Msg)
+		})
+	}
+}
+
+func TestHeadlessTraceback(t *testing.T) {
+	// vllm-29707: two workers' tracebacks interleaved, no header, no
+	// exception line: one traceback each, attributed to its worker.
+	log := strings.Join([]string{
+		`(Worker_TP0 pid=1707110) ERROR 11-29 20:52:18 [multiproc_executor.py:597]                         ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^`,
+		`(Worker_TP1 pid=1707111) ERROR 11-29 20:52:18 [multiproc_executor.py:597]                      ^^^^^^^^^^^^^^^`,
+		`(Worker_TP0 pid=1707110) ERROR 11-29 20:52:18 [multiproc_executor.py:597]   File "/home/drc-whlab/miniconda3/envs/vllm011cp312/lib/python3.12/site-packages/vllm/model_executor/layers/quantization/compressed_tensors/compressed_tensors.py", line 117, in get_quant_method`,
+		`(Worker_TP1 pid=1707111) ERROR 11-29 20:52:18 [multiproc_executor.py:597]   File "/home/drc-whlab/miniconda3/envs/vllm011cp312/lib/python3.12/site-packages/vllm/model_executor/models/qwen3.py", line 97, in __init__`,
+		`(Worker_TP0 pid=1707110) ERROR 11-29 20:52:18 [multiproc_executor.py:597]     quant_scheme = self.get_scheme(layer=layer, layer_name=prefix)`,
+		`(Worker_TP1 pid=1707111) ERROR 11-29 20:52:18 [multiproc_executor.py:597]     self.qkv_proj = QKVParallelLinear(`,
+		`(Worker_TP0 pid=1707110) ERROR 11-29 20:52:18 [multiproc_executor.py:597]                    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^`,
+		`(Worker_TP1 pid=1707111) ERROR 11-29 20:52:18 [multiproc_executor.py:597]                     ^^^^^^^^^^^^^^^^^^`,
+	}, "\n") + "\n"
+	out, _ := parseText("x.log", log, facts.KindVLLMLog)
+	l := out.Logs[0]
+	tbs := l.EventsOf(facts.EventTraceback)
+	require.Len(t, tbs, 2)
+	for i, want := range []struct{ proc, fn string }{{"Worker_TP0", "get_quant_method"}, {"Worker_TP1", "__init__"}} {
+		e := tbs[i]
+		assert.Equal(t, want.proc, e.Proc.Name)
+		assert.Equal(t, true, e.Fields["headless"])
+		assert.Equal(t, true, e.Fields["incomplete"], "no exception line")
+		require.Len(t, e.Traceback.Frames, 1)
+		assert.Equal(t, want.fn, e.Traceback.Frames[0].Func)
+		assert.Empty(t, e.Traceback.ExcType, "a source line is never the exception")
+	}
+
+	// sglang-1058: a bare traceback that starts mid-stack and ends in its
+	// exception.
+	log = strings.Join([]string{
+		`  File "/usr/local/lib/python3.10/dist-packages/triton/compiler/compiler.py", line 282, in compile`,
+		`    next_module = compile_ir(module, metadata)`,
+		`  File "/usr/local/lib/python3.10/dist-packages/triton/backends/nvidia/compiler.py", line 318, in <lambda>`,
+		`    stages["llir"] = lambda src, metadata: self.make_llir(src, metadata, options, self.capability)`,
+		`  File "/usr/local/lib/python3.10/dist-packages/triton/backends/nvidia/compiler.py", line 216, in make_llir`,
+		`    pm.run(mod)`,
+		`IndexError: map::at`,
+	}, "\n") + "\n"
+	out, _ = parseText("x.log", log, facts.KindServerLog)
+	tbs = out.Logs[0].EventsOf(facts.EventTraceback)
+	require.Len(t, tbs, 1)
+	tb := tbs[0].Traceback
+	assert.Equal(t, "IndexError", tb.ExcType)
+	assert.Equal(t, "map::at", tb.ExcMsg)
+	assert.Len(t, tb.Frames, 3)
+	assert.Equal(t, "make_llir", tb.Frames[2].Func)
+	assert.Equal(t, 1, tbs[0].Src.Line)
+	assert.Equal(t, 7, tbs[0].EndLine)
+}
