@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"sort"
 	"strings"
 	"time"
 
@@ -194,11 +195,36 @@ func ShutdownLine(l *facts.Log) int {
 }
 
 // matchCatalog runs every signature over the recognized log events, the
-// traceback exception lines and the kernel log.
+// traceback exception lines, the lines nothing recognized (a window of
+// them, facts.Log.Unmatched) and the kernel log. A signature matches a line
+// once.
 func matchCatalog(f *facts.Facts, sigs []*Signature) []SigMatch {
 	var out []SigMatch
+	type key struct {
+		sig  *Signature
+		file string
+		line int
+	}
+	seen := map[key]bool{}
+	add := func(m SigMatch) {
+		k := key{m.Sig, m.Src.File, m.Src.Line}
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, m)
+		}
+	}
 	for _, l := range f.Logs {
+		from := len(out)
 		shutdownLine := ShutdownLine(l)
+		for _, e := range l.Unmatched {
+			mt := matchText{text: e.Msg}
+			for _, sig := range sigs {
+				if sig.match(&mt) {
+					add(SigMatch{Sig: sig, Src: e.Src, Text: e.Msg, Time: e.Time, Event: e, Log: l,
+						AfterShutdown: shutdownLine > 0 && e.Src.Line > shutdownLine})
+				}
+			}
+		}
 		for _, e := range l.Events {
 			texts := []string{e.Msg}
 			if tb := e.Traceback; tb != nil {
@@ -214,7 +240,7 @@ func matchCatalog(f *facts.Facts, sigs []*Signature) []SigMatch {
 			for _, sig := range sigs {
 				for i := range mts {
 					if mts[i].text != "" && sig.match(&mts[i]) {
-						out = append(out, SigMatch{Sig: sig, Src: e.Src, Text: mts[i].text, Time: e.Time, Event: e, Log: l,
+						add(SigMatch{Sig: sig, Src: e.Src, Text: mts[i].text, Time: e.Time, Event: e, Log: l,
 							AfterShutdown: shutdownLine > 0 && e.Src.Line > shutdownLine})
 						break
 					}
@@ -226,19 +252,21 @@ func matchCatalog(f *facts.Facts, sigs []*Signature) []SigMatch {
 				for _, a := range tb.After {
 					for _, sig := range sigs {
 						if sig.Match(a.Text) {
-							out = append(out, SigMatch{Sig: sig, Src: facts.Source{File: e.Src.File, Line: a.Line}, Text: a.Text, Time: e.Time, Event: e, Log: l,
+							add(SigMatch{Sig: sig, Src: facts.Source{File: e.Src.File, Line: a.Line}, Text: a.Text, Time: e.Time, Event: e, Log: l,
 								AfterShutdown: shutdownLine > 0 && a.Line > shutdownLine})
 						}
 					}
 				}
 			}
 		}
+		lm := out[from:]
+		sort.SliceStable(lm, func(a, b int) bool { return lm[a].Src.Line < lm[b].Src.Line })
 	}
 	for _, k := range f.Kernel {
 		mt := matchText{text: k.Text}
 		for _, sig := range sigs {
 			if sig.match(&mt) {
-				out = append(out, SigMatch{Sig: sig, Src: k.Src, Text: k.Text, Time: k.Time})
+				add(SigMatch{Sig: sig, Src: k.Src, Text: k.Text, Time: k.Time})
 			}
 		}
 	}

@@ -315,12 +315,25 @@ type Log struct {
 	// Events are the recognized records (every type but EventLine and the
 	// stat lines, which go to Series), at most MaxEvents; DroppedEvents
 	// counts the rest.
-	Events        []*LogEvent    `json:"events"`
-	DroppedEvents int            `json:"dropped_events,omitempty"`
-	Procs         []*ProcLog     `json:"procs"`
-	Bars          []*ProgressBar `json:"bars,omitempty"`
-	Series        []*Series      `json:"series,omitempty"`
+	Events        []*LogEvent `json:"events"`
+	DroppedEvents int         `json:"dropped_events,omitempty"`
+	// Unmatched are lines nothing recognized (EventLine), the first
+	// MaxUnmatched/4 and the last 3*MaxUnmatched/4 of them, so that an error
+	// printed in a format nobody anticipated still reaches the signature
+	// catalog and user packs; DroppedUnmatched counts the rest.
+	Unmatched        []*LogEvent    `json:"unmatched,omitempty"`
+	DroppedUnmatched int            `json:"dropped_unmatched,omitempty"`
+	Procs            []*ProcLog     `json:"procs"`
+	Bars             []*ProgressBar `json:"bars,omitempty"`
+	Series           []*Series      `json:"series,omitempty"`
 }
+
+// MaxUnmatched bounds the unrecognized lines kept per log, and
+// MaxUnmatchedText the text kept of each.
+const (
+	MaxUnmatched     = 2000
+	MaxUnmatchedText = 1024
+)
 
 // MaxEvents bounds the recognized events kept per log: the first half and the
 // last half are kept so that startup and the end of the log both survive.

@@ -83,50 +83,56 @@ func looksLikeException(b []byte) bool {
 }
 
 // recognize matches a message against the known lines and records what it
-// means. It returns the event it added, if any.
-func (p *parser) recognize(l *line, ps *procState, bare bool) *facts.LogEvent {
+// means. It returns the event it added, if any, and whether the line was
+// taken (a stat line makes no event but is read).
+func (p *parser) recognize(l *line, ps *procState, bare bool) (*facts.LogEvent, bool) {
+	ev, done := p.recognized(l, ps, bare)
+	return ev, done || ev != nil
+}
+
+func (p *parser) recognized(l *line, ps *procState, bare bool) (*facts.LogEvent, bool) {
 	b := l.body
 	lvl := inferLevel(l, b)
 	switch l.kind {
 	case hdrNCCL:
-		return p.nccl(l, ps, lvl)
+		return p.nccl(l, ps, lvl), false
 	case hdrGloo:
-		return p.gloo(l, ps)
+		return p.gloo(l, ps), false
 	case hdrC10d, hdrGlog:
 		if ev := p.torchLine(l, ps, lvl); ev != nil {
-			return ev
+			return ev, false
 		}
 	case hdrPyLog:
 		if k := bytes.Index(b, []byte("flashinfer.jit: ")); k >= 0 {
-			return p.flashinfer(l, ps, lvl, b[k+len("flashinfer.jit: "):])
+			return p.flashinfer(l, ps, lvl, b[k+len("flashinfer.jit: "):]), false
 		}
 	}
 	if l.uvicorn {
 		if ev := p.uvicorn(l, ps, lvl); ev != nil {
-			return ev
+			return ev, false
 		}
 	}
 	if len(b) > 0 && b[0] == ' ' && l.kind == hdrVLLM {
 		// The 2026 ASCII-art banner: "  ▄▄ ▄█ █ ... █  version 0.19.2rc1".
 		if k := bytes.Index(b, []byte("  version ")); k > 0 && bytes.Contains(b[:k], []byte("█")) {
-			return p.emit(ps, facts.EventVersion, lvl, b[k+2:], map[string]any{"engine": "vllm", "version": string(trimDot(b[k+len("  version "):]))})
+			return p.emit(ps, facts.EventVersion, lvl, b[k+2:], map[string]any{"engine": "vllm", "version": string(trimDot(b[k+len("  version "):]))}), false
 		}
 	}
 	ev, done := p.table(l, ps, lvl, b, bare)
 	if ev != nil || done {
-		return ev
+		return ev, done
 	}
 	if l.level != facts.LevelInfo && l.level != facts.LevelDebug {
 		// Signatures that matter wherever they sit in a line; an INFO line
 		// of a levelled format does not carry them.
 		if ev := p.anywhere(ps, lvl, b); ev != nil {
-			return ev
+			return ev, false
 		}
 	}
 	if lvl.Severe() && !nativeFrame(b) {
-		return p.emit(ps, facts.EventError, lvl, b, nil)
+		return p.emit(ps, facts.EventError, lvl, b, nil), false
 	}
-	return nil
+	return nil, false
 }
 
 // nativeFrame reports a frame of a native stack dump ("PC: @ 0x7a30...",

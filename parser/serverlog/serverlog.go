@@ -117,6 +117,9 @@ type parser struct {
 	warnCont   *procState // an open Python warning whose source line may follow
 
 	events  eventBuf
+	// unmatched keeps the first and last lines nothing recognized, for the
+	// signature catalog and user packs.
+	unmatched lineBuf
 	barList []*barState // every bar, in order of appearance
 	statReader
 	// pre is what the read-ahead goroutine made of the current line, nil
@@ -298,9 +301,12 @@ func (p *parser) handle(l *line) []byte {
 		p.tbFeed(st, l, ps)
 		return nil
 	}
-	ev := p.recognize(l, ps, bare)
+	ev, taken := p.recognize(l, ps, bare)
 	if repeated > 0 && ev != nil {
 		setField(ev, "repeated", float64(repeated))
+	}
+	if !taken {
+		p.unmatched.add(p, ps, l, body)
 	}
 	if n := len(body); n > len(tbHead) && (body[n-1] == ':' || body[n-1] == ' ') && bytes.HasSuffix(bytes.TrimRight(body, " "), tbHead) {
 		p.tbStart(l, ps, bare, ev)
@@ -487,6 +493,7 @@ func (p *parser) finish() {
 	for _, s := range p.log.Series {
 		s.Finish()
 	}
+	p.log.Unmatched, p.log.DroppedUnmatched = p.unmatched.all(p)
 	evs, dropped := p.events.all()
 	sort.SliceStable(evs, func(i, j int) bool { return evs[i].Src.Line < evs[j].Src.Line })
 	p.log.Events = evs // never nil: an empty log has "[]"
