@@ -5,16 +5,18 @@ import (
 	"math"
 	"strings"
 	"time"
-	"unicode"
 	"unicode/utf8"
+
+	"github.com/coroner-dev/coroner/internal/escape"
 )
 
-// Escaping. Evidence is hostile: a log line may hold HTML, markdown,
-// backticks, terminal escape sequences or invalid UTF-8. Every renderer
-// passes evidence through cleanText, and the markdown renderers put it
-// either in a fenced block (fence) or through mdInline; prose written by
-// rules goes through mdRich, which keeps its `code spans` and escapes the
-// rest.
+// Escaping. Evidence is hostile: a log line or a member's name may hold
+// HTML, markdown, backticks, terminal escape sequences, line breaks or
+// invalid UTF-8. Every renderer passes evidence through escape.Text (names
+// and table cells through escape.Line), and the markdown renderers put it
+// either in a fenced block (fence) or through escape.Markdown; prose
+// written by rules goes through mdRich, which keeps its `code spans` and
+// escapes the rest.
 
 // fence returns a code fence longer than any backtick run in text, so that
 // evidence holding backticks cannot close its own block.
@@ -31,93 +33,19 @@ func fence(text string) string {
 	return strings.Repeat("`", max(3, longest+1))
 }
 
-// mdInline makes text safe inside a markdown paragraph or table cell: no
-// raw HTML, no table breaks, no line breaks, no emphasis or links.
-func mdInline(s string) string {
-	s = cleanText(s)
-	var b strings.Builder
-	for i, r := range s {
-		switch r {
-		case '&':
-			// Only where it could start an entity (&lt; &#60;).
-			if i+1 < len(s) && (wordByte(s, i+1) || s[i+1] == '#') {
-				b.WriteString(`\&`)
-			} else {
-				b.WriteByte('&')
-			}
-		case '\n', '\r', '\t':
-			b.WriteByte(' ')
-		case '_':
-			// Inside a word (ps_aux.txt, scheduler_TP0) an underscore
-			// never starts emphasis; escaping it there only clutters the
-			// plain-text reading.
-			if wordByte(s, i-1) && wordByte(s, i+1) {
-				b.WriteByte('_')
-			} else {
-				b.WriteString(`\_`)
-			}
-		case '#':
-			// Only a run that could close a heading: after a space or at
-			// the start, and before a space or the end ("#running-req" stays).
-			j := i
-			for j < len(s) && s[j] == '#' {
-				j++
-			}
-			// A newline or tab became a space above, so it counts as one.
-			if (i == 0 || isBlank(s[i-1]) || s[i-1] == '#') && (j == len(s) || isBlank(s[j])) {
-				b.WriteString(`\#`)
-			} else {
-				b.WriteByte('#')
-			}
-		case '<', '>', '|', '`', '*', '[', ']', '\\', '~', '$':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	out := b.String()
-	// Text that may follow a list marker or start a line must not start a
-	// nested list or a thematic break ("- --" is one); a lone "-" (a cell
-	// with nothing to say) is harmless.
-	if len(out) >= 2 && (out[0] == '-' || out[0] == '+') && (out[1] == '-' || out[1] == '+' || out[1] == ' ') {
-		out = `\` + out
-	}
-	// Nor an ordered list: digits and a "." or ")" (renderers disagree on
-	// how many digits may open one, so any number is escaped).
-	d := 0
-	for d < len(out) && out[d] >= '0' && out[d] <= '9' {
-		d++
-	}
-	if d > 0 && d < len(out) && (out[d] == '.' || out[d] == ')') && (d+1 == len(out) || out[d+1] == ' ') {
-		out = out[:d] + `\` + out[d:]
-	}
-	return out
-}
-
-func isBlank(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
-
-func wordByte(s string, i int) bool {
-	if i < 0 || i >= len(s) {
-		return false
-	}
-	c := s[i]
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
-}
-
 // mdRich renders prose written by rules (messages, remedies): its
 // `code spans` stay code, everything else is escaped like mdInline. A
 // backtick without a partner is escaped.
 func mdRich(s string) string {
-	s = cleanText(s)
+	s = escape.Text(s)
 	var b strings.Builder
 	for s != "" {
 		i := strings.IndexByte(s, '`')
 		if i < 0 {
-			b.WriteString(mdInline(s))
+			b.WriteString(escape.Markdown(s))
 			break
 		}
-		b.WriteString(mdInline(s[:i]))
+		b.WriteString(escape.Markdown(s[:i]))
 		s = s[i:]
 		n := 0
 		for n < len(s) && s[n] == '`' {
@@ -181,105 +109,6 @@ func closingTicks(s string, n int) int {
 		i = j
 	}
 	return -1
-}
-
-// mdCode renders s as inline code, or escaped text when it holds a backtick.
-func mdCode(s string) string {
-	s = cleanText(s)
-	if s == "" {
-		return ""
-	}
-	if strings.ContainsAny(s, "`\n\r") {
-		return mdInline(s)
-	}
-	return "`" + strings.ReplaceAll(s, "|", "\\|") + "`"
-}
-
-// cleanText makes evidence printable: terminal escape sequences (colour
-// codes in logs) are dropped, other control characters become U+FFFD, and
-// invalid UTF-8 is replaced. Tabs and newlines stay.
-func cleanText(s string) string {
-	clean := true
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < 0x20 && c != '\t' && c != '\n' || c == 0x7f || c >= 0x80 {
-			clean = false
-			break
-		}
-	}
-	if clean {
-		return s
-	}
-	if strings.Contains(s, "\r") {
-		s = lastRedraws(s)
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == 0x1b:
-			i += escapeLen(s[i:])
-			continue
-		case r == utf8.RuneError && size <= 1:
-			b.WriteRune(utf8.RuneError)
-		case r == '\t' || r == '\n':
-			b.WriteRune(r)
-		case unicode.IsControl(r) || r == '\u2028' || r == '\u2029' || unicode.Is(unicode.Bidi_Control, r):
-			b.WriteRune(utf8.RuneError)
-		default:
-			b.WriteRune(r)
-		}
-		i += size
-	}
-	return b.String()
-}
-
-// lastRedraws keeps, of each line redrawn with \r (a tqdm bar), the last
-// non-empty state: what a terminal showed.
-func lastRedraws(s string) string {
-	lines := strings.Split(s, "\n")
-	for i, l := range lines {
-		if !strings.Contains(l, "\r") {
-			continue
-		}
-		parts := strings.Split(l, "\r")
-		lines[i] = ""
-		for j := len(parts) - 1; j >= 0; j-- {
-			if strings.TrimSpace(parts[j]) != "" {
-				lines[i] = parts[j]
-				break
-			}
-		}
-	}
-	return strings.Join(lines, "\n")
-}
-
-// escapeLen is the length of the escape sequence at the start of s (CSI
-// "ESC [ ... final", OSC "ESC ] ... BEL|ESC \", or a two-byte escape).
-func escapeLen(s string) int {
-	if len(s) < 2 {
-		return len(s)
-	}
-	switch s[1] {
-	case '[':
-		for i := 2; i < len(s); i++ {
-			if s[i] >= 0x40 && s[i] <= 0x7e {
-				return i + 1
-			}
-		}
-		return len(s)
-	case ']':
-		for i := 2; i < len(s); i++ {
-			if s[i] == 0x07 {
-				return i + 1
-			}
-			if s[i] == 0x1b && i+1 < len(s) && s[i+1] == '\\' {
-				return i + 2
-			}
-		}
-		return len(s)
-	}
-	return 2
 }
 
 // truncate cuts s to at most n runes, marking the cut.
@@ -371,7 +200,11 @@ func timelineStamps(r *Report) []string {
 	return out
 }
 
+// loc cites a place in the bundle. The name is the member's, which may
+// hold anything, so it is made one printable line here, where every
+// renderer cites from.
 func loc(file string, line int) string {
+	file = escape.Line(file)
 	if line <= 0 {
 		return file
 	}

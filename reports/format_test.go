@@ -21,28 +21,6 @@ func TestFence(t *testing.T) {
 	}
 }
 
-func TestMdInline(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"ps_aux.txt", "ps_aux.txt"},
-		{"sglang::scheduler_TP0", "sglang::scheduler_TP0"},
-		{"__init__", `\_\_init\_\_`},
-		{"_em_", `\_em\_`},
-		{"<script>alert(1)</script>", `\<script\>alert(1)\</script\>`},
-		{"a | b", `a \| b`},
-		{"[x](javascript:alert(3))", `\[x\](javascript:alert(3))`},
-		{"**bold** `code`", "\\*\\*bold\\*\\* \\`code\\`"},
-		{"&lt; & x", `\&lt; & x`},
-		{"line1\nline2\r\n", "line1 line2 "},
-		{"~~gone~~ $x$", `\~\~gone\~\~ \$x\$`},
-		{"red \x1b[31mtext\x1b[0m", "red text"},
-		{"#running-req: 5", "#running-req: 5"},
-		{"a ## b #", `a \#\# b \#`},
-	}
-	for _, tc := range tests {
-		assert.Equal(t, tc.want, mdInline(tc.in), "%q", tc.in)
-	}
-}
-
 func TestMdRich(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"Restart with `--attention-backend triton`.", "Restart with `--attention-backend triton`."},
@@ -70,22 +48,6 @@ func TestBlockSafe(t *testing.T) {
 	}
 	for _, tc := range tests {
 		assert.Equal(t, tc.want, blockSafe(tc.in), "%q", tc.in)
-	}
-}
-
-func TestCleanText(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"plain text", "plain text"},
-		{"\x1b[1;31mERROR\x1b[0m boom", "ERROR boom"},
-		{"title \x1b]0;owned\x07done", "title done"},
-		{"bar  10%\rbar  50%\rbar 100%\r", "bar 100%"},
-		{"nul\x00byte", "nul\uFFFDbyte"},
-		{"bad \xff utf8", "bad \uFFFD utf8"},
-		{"bidi \u202eevil", "bidi \uFFFDevil"},
-		{"tab\tand\nnewline", "tab\tand\nnewline"},
-	}
-	for _, tc := range tests {
-		assert.Equal(t, tc.want, cleanText(tc.in), "%q", tc.in)
 	}
 }
 

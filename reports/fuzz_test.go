@@ -9,6 +9,8 @@ import (
 	"github.com/gomarkdown/markdown"
 	"github.com/gomarkdown/markdown/ast"
 	"github.com/gomarkdown/markdown/parser"
+
+	"github.com/coroner-dev/coroner/internal/escape"
 )
 
 // FuzzRenderHostile puts arbitrary text everywhere evidence reaches a
@@ -58,7 +60,7 @@ func FuzzRenderHostile(f *testing.F) {
 		// Evidence must not change the document's shape: the same report
 		// with harmless text has the same headings, code blocks, list items,
 		// table cells and links.
-		if c := cleanText(s); strings.TrimSpace(c) != "" && !strings.Contains(c, "TP0") {
+		if c := escape.Text(s); strings.TrimSpace(c) != "" && !strings.Contains(c, "TP0") {
 			var plain bytes.Buffer
 			if err := Markdown(&plain, fuzzReport("harmless text")); err != nil {
 				t.Fatal(err)

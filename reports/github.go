@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/coroner-dev/coroner/internal/escape"
 )
 
 // GitHubLimit is the most characters the brief may have: a GitHub comment
@@ -147,23 +149,23 @@ func GitHub(w io.Writer, r *Report, ex Excerpts) error {
 	if v.StalledForS > 0 {
 		title += ", silent " + humanSeconds(float64(v.StalledForS))
 	}
-	fmt.Fprintf(&b, "### %s\n\n", mdInline(title))
+	fmt.Fprintf(&b, "### %s\n\n", escape.Markdown(title))
 	fmt.Fprintf(&b, "**%s**\n\n", mdRich(truncate(headline(r), 600)))
 	var facts []string
 	if e := engineName(r); e != "" {
-		facts = append(facts, "engine "+mdCode(e))
+		facts = append(facts, "engine "+escape.MarkdownCode(e))
 	}
 	if g := gpuSummary(r); g != "" {
-		facts = append(facts, mdInline(g))
+		facts = append(facts, escape.Markdown(g))
 	}
 	for _, it := range r.Environment.Software {
 		if it.Name == "driver" || it.Name == "torch" {
-			facts = append(facts, it.Name+" "+mdCode(it.Value))
+			facts = append(facts, it.Name+" "+escape.MarkdownCode(it.Value))
 		}
 	}
 	for _, it := range r.Environment.ServerArgs {
 		if it.Name == "attention_backend" || it.Name == "tp_size" || it.Name == "model_path" || it.Name == "model" {
-			facts = append(facts, mdCode("--"+strings.ReplaceAll(it.Name, "_", "-")+" "+truncate(it.Value, 80)))
+			facts = append(facts, escape.MarkdownCode("--"+strings.ReplaceAll(it.Name, "_", "-")+" "+truncate(it.Value, 80)))
 		}
 	}
 	if len(facts) > 0 {
@@ -187,7 +189,7 @@ func GitHub(w io.Writer, r *Report, ex Excerpts) error {
 			if i == 5 {
 				break
 			}
-			fmt.Fprintf(&b, "%d. **%s** (%s, %.2f)", i+1, mdInline(truncate(c.Title, 200)), mdCode(orDash(c.Category)), c.Confidence)
+			fmt.Fprintf(&b, "%d. **%s** (%s, %.2f)", i+1, escape.Markdown(truncate(c.Title, 200)), escape.MarkdownCode(orDash(c.Category)), c.Confidence)
 			if c.Why != "" {
 				fmt.Fprintf(&b, ": %s", mdRich(truncate(sentence(c.Why), 600)))
 			}
@@ -196,9 +198,9 @@ func GitHub(w io.Writer, r *Report, ex Excerpts) error {
 		if len(r.RuledOut) > 0 {
 			var names []string
 			for _, ro := range r.RuledOut {
-				n := mdInline(ro.Title)
+				n := escape.Markdown(ro.Title)
 				if ro.Category != "" {
-					n += " (" + mdCode(ro.Category) + ")"
+					n += " (" + escape.MarkdownCode(ro.Category) + ")"
 				}
 				names = append(names, n)
 			}
@@ -213,7 +215,7 @@ func GitHub(w io.Writer, r *Report, ex Excerpts) error {
 	briefTimeline(&b, r)
 
 	footer := fmt.Sprintf("*%s %s, %s. The full postmortem: `coroner analyze --format md`.*\n",
-		mdInline(r.Tool.Name), mdInline(r.Tool.Version), plural(len(r.Bundle.Sources), "source", "sources"))
+		escape.Markdown(r.Tool.Name), escape.Markdown(r.Tool.Version), plural(len(r.Bundle.Sources), "source", "sources"))
 
 	// Evidence, finding by finding, while it fits.
 	fs := briefFindings(r)
@@ -272,7 +274,7 @@ func briefTimeline(b *strings.Builder, r *Report) {
 		for si, s := range g.Spans {
 			name := ""
 			if si == 0 {
-				name = mdInline(g.Label)
+				name = escape.Markdown(g.Label)
 			}
 			end := cf.show(s.End)
 			if s.Open {
@@ -281,7 +283,7 @@ func briefTimeline(b *strings.Builder, r *Report) {
 					end = cf.show(s.End) + " (" + w + ")"
 				}
 			}
-			fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", name, mdInline(s.Phase), mdInline(cf.show(s.Start)), mdInline(end), humanSeconds(s.DurationS))
+			fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", name, escape.Markdown(s.Phase), escape.Markdown(cf.show(s.Start)), escape.Markdown(end), humanSeconds(s.DurationS))
 		}
 	}
 	b.WriteString("\n")
@@ -292,7 +294,7 @@ func briefTimeline(b *strings.Builder, r *Report) {
 // repeated.
 func briefEvidenceBlock(f Finding, ex Excerpts, quoted map[string]bool) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "**%s** · %s · rule %s\n\n", mdInline(truncate(f.Title, 200)), mdInline(f.Severity), mdCode(f.Rule))
+	fmt.Fprintf(&b, "**%s** · %s · rule %s\n\n", escape.Markdown(truncate(f.Title, 200)), escape.Markdown(f.Severity), escape.MarkdownCode(f.Rule))
 	type fileCites struct {
 		file  string
 		lines []int
@@ -372,7 +374,7 @@ func briefEvidenceBlock(f Finding, ex Excerpts, quoted map[string]bool) string {
 		fmt.Fprintf(&b, "%stext\n%s%s\n\n", fc, body.String(), fc)
 	}
 	if len(again) > 0 {
-		fmt.Fprintf(&b, "Also cites %s (quoted above).\n\n", mdInline(strings.Join(again, ", ")))
+		fmt.Fprintf(&b, "Also cites %s (quoted above).\n\n", escape.Markdown(strings.Join(again, ", ")))
 	}
 	return b.String()
 }
@@ -385,7 +387,7 @@ func contains1(v []int, x int) bool {
 
 // quoteLine is one evidence line made printable and short.
 func quoteLine(s string) string {
-	s = strings.ReplaceAll(cleanText(s), "\n", " ")
+	s = strings.ReplaceAll(escape.Text(s), "\n", " ")
 	s = strings.ReplaceAll(s, "\t", "    ")
 	return truncate(s, briefLine)
 }

@@ -9,6 +9,8 @@ import (
 	"github.com/gomarkdown/markdown"
 	mdhtml "github.com/gomarkdown/markdown/html"
 	"github.com/gomarkdown/markdown/parser"
+
+	"github.com/coroner-dev/coroner/internal/escape"
 )
 
 // HTML writes the postmortem as one self-contained page: the markdown of
@@ -23,7 +25,7 @@ import (
 // here with every string escaped, never passed through as raw HTML.
 func HTML(w io.Writer, r *Report) error {
 	var b strings.Builder
-	title := "coroner postmortem: " + cleanText(r.Bundle.Path)
+	title := "coroner postmortem: " + escape.Text(r.Bundle.Path)
 	b.WriteString("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n")
 	b.WriteString(`<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'">` + "\n")
 	b.WriteString(`<meta name="referrer" content="no-referrer">` + "\n")

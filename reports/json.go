@@ -1,16 +1,24 @@
 package reports
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
+
+	"github.com/coroner-dev/coroner/internal/escape"
 )
 
 // JSON writes the report (or a part of it) as indented JSON (DESIGN §6).
 func JSON(w io.Writer, r any) error {
-	enc := json.NewEncoder(w)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetIndent("", "  ")
 	// Evidence holds <, > and & often (C++ templates, shell lines); escaping them
 	// as \u003c only hurts a human reading the file.
 	enc.SetEscapeHTML(false)
-	return enc.Encode(r)
+	if err := enc.Encode(r); err != nil {
+		return err
+	}
+	_, err := w.Write(escape.JSON(b.Bytes()))
+	return err
 }

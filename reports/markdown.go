@@ -5,6 +5,8 @@ import (
 	"html"
 	"io"
 	"strings"
+
+	"github.com/coroner-dev/coroner/internal/escape"
 )
 
 // Markdown writes the postmortem as GitHub-flavored markdown that also reads
@@ -92,22 +94,22 @@ func postmortem(r *Report) *doc {
 	mdSources(d, r)
 	mdAssumptions(d, r)
 	d.p("---\n\n*Written by %s %s from %s. The same bundle gives the same report.*\n",
-		mdInline(r.Tool.Name), mdInline(r.Tool.Version), plural(len(r.Bundle.Sources), "source", "sources"))
+		escape.Markdown(r.Tool.Name), escape.Markdown(r.Tool.Version), plural(len(r.Bundle.Sources), "source", "sources"))
 	d.flush()
 	return d
 }
 
 func mdHeader(d *doc, r *Report) {
-	d.p("# coroner postmortem: %s\n\n", mdInline(r.Bundle.Path))
+	d.p("# coroner postmortem: %s\n\n", escape.Markdown(r.Bundle.Path))
 	d.p("**%s**\n\n", mdRich(headline(r)))
 	d.p("| outcome | phase | silent for | engine | GPUs | sources |\n|---|---|---|---|---|---|\n")
 	v := r.Verdict
-	d.p("| %s | %s | %s | %s | %s | %d |\n\n", mdInline(orDash(v.Outcome)), mdInline(orDash(v.Phase)), silentFor(r),
-		mdInline(orDash(engineName(r))), mdInline(orDash(gpuSummary(r))), len(r.Bundle.Sources))
+	d.p("| %s | %s | %s | %s | %s | %d |\n\n", escape.Markdown(orDash(v.Outcome)), escape.Markdown(orDash(v.Phase)), silentFor(r),
+		escape.Markdown(orDash(engineName(r))), escape.Markdown(orDash(gpuSummary(r))), len(r.Bundle.Sources))
 }
 
 func headline(r *Report) string {
-	if s := strings.TrimSpace(cleanText(r.Verdict.Summary)); s != "" {
+	if s := strings.TrimSpace(escape.Text(r.Verdict.Summary)); s != "" {
 		return s
 	}
 	return "No verdict: the bundle holds too little evidence."
@@ -183,7 +185,7 @@ func actions(r *Report) []action {
 	var out []action
 	seen := map[string]bool{}
 	add := func(a action) {
-		if strings.TrimSpace(cleanText(a.Remedy)) == "" || seen[a.Remedy] {
+		if strings.TrimSpace(escape.Text(a.Remedy)) == "" || seen[a.Remedy] {
 			return
 		}
 		seen[a.Remedy] = true
@@ -216,7 +218,7 @@ func mdActions(d *doc, r *Report) {
 	}
 	d.p("## What to do\n\n")
 	for i, a := range as {
-		d.p("%d. **%s**%s: %s\n", i+1, mdInline(a.For), a.tag(i), mdRich(a.Remedy))
+		d.p("%d. **%s**%s: %s\n", i+1, escape.Markdown(a.For), a.tag(i), mdRich(a.Remedy))
 	}
 	d.p("\n")
 }
@@ -233,7 +235,7 @@ func mdHypotheses(d *doc, r *Report) {
 		d.p("Most likely first.\n\n")
 	}
 	for i, c := range causes {
-		d.p("%d. **%s**: %s, confidence %.2f, rule %s", i+1, mdInline(c.Title), mdCode(orDash(c.Category)), c.Confidence, mdCode(c.Rule))
+		d.p("%d. **%s**: %s, confidence %.2f, rule %s", i+1, escape.Markdown(c.Title), escape.MarkdownCode(orDash(c.Category)), c.Confidence, escape.MarkdownCode(c.Rule))
 		if c.Why != "" {
 			d.p(": %s", mdRich(sentence(c.Why)))
 		} else {
@@ -249,13 +251,13 @@ func mdHypotheses(d *doc, r *Report) {
 		for _, ro := range out {
 			cat := ""
 			if ro.Category != "" {
-				cat = mdCode(ro.Category) + ", "
+				cat = escape.MarkdownCode(ro.Category) + ", "
 			}
-			d.p("- **%s** (%srule %s): %s", mdInline(ro.Title), cat, mdCode(ro.Rule), mdRich(sentence(ro.Why)))
+			d.p("- **%s** (%srule %s): %s", escape.Markdown(ro.Title), cat, escape.MarkdownCode(ro.Rule), mdRich(sentence(ro.Why)))
 			if len(ro.Evidence) > 0 {
 				var cites []string
 				for _, e := range ro.Evidence {
-					cites = append(cites, mdInline(loc(e.File, e.Line)))
+					cites = append(cites, escape.Markdown(loc(e.File, e.Line)))
 				}
 				d.p(" Evidence: %s.", strings.Join(cites, ", "))
 			}
@@ -291,13 +293,13 @@ func mdTimeline(d *doc, r *Report) {
 	}
 	d.p("%s. Each process's phases as its log shows them; an open phase (the run never left it) ends at the latest evidence", when)
 	if r.EvidenceEnd != nil {
-		d.p(" (%s, %s)", cf.show(r.EvidenceEnd.At), mdInline(loc(r.EvidenceEnd.File, r.EvidenceEnd.Line)))
+		d.p(" (%s, %s)", cf.show(r.EvidenceEnd.At), escape.Markdown(loc(r.EvidenceEnd.File, r.EvidenceEnd.Line)))
 	}
 	d.p(". Processes whose phases match within %d s share one row group.\n\n", int(sameTolerance.Seconds()))
 	d.addChart(&chart{Groups: groups, Ended: openEnding(r), Snapshots: r.Snapshots, End: r.EvidenceEnd})
 	shown := groups[:min(len(groups), maxGroups)]
 	for _, g := range shown {
-		d.p("### %s\n\n| phase | start | end | duration | evidence |\n|---|---|---|---|---|\n", mdInline(g.Title()))
+		d.p("### %s\n\n| phase | start | end | duration | evidence |\n|---|---|---|---|---|\n", escape.Markdown(g.Title()))
 		for _, s := range g.Spans {
 			end := cf.show(s.End)
 			if s.Open {
@@ -314,7 +316,7 @@ func mdTimeline(d *doc, r *Report) {
 			if g.Collapsed() {
 				ev += " (" + g.Members[0] + ")"
 			}
-			d.p("| %s | %s | %s | %s | %s |\n", mdInline(s.Phase), mdInline(cf.show(s.Start)), mdInline(end), dur, mdInline(ev))
+			d.p("| %s | %s | %s | %s | %s |\n", escape.Markdown(s.Phase), escape.Markdown(cf.show(s.Start)), escape.Markdown(end), dur, escape.Markdown(ev))
 		}
 		d.p("\n")
 	}
@@ -365,10 +367,10 @@ func mdFindings(d *doc, r *Report) {
 		d.p("### %s (%d)\n\n", titleCase(sev), len(list))
 		for _, i := range list {
 			f := r.Findings[i]
-			d.p("#### %s\n\n", mdInline(f.Title))
-			meta := []string{"rule " + mdCode(f.Rule)}
+			d.p("#### %s\n\n", escape.Markdown(f.Title))
+			meta := []string{"rule " + escape.MarkdownCode(f.Rule)}
 			if f.Category != "" {
-				meta = append(meta, "category "+mdCode(f.Category))
+				meta = append(meta, "category "+escape.MarkdownCode(f.Category))
 			}
 			if f.Confidence > 0 {
 				meta = append(meta, fmt.Sprintf("confidence %.2f", f.Confidence))
@@ -386,7 +388,7 @@ func mdFindings(d *doc, r *Report) {
 			if len(f.References) > 0 {
 				d.p("References:\n\n")
 				for _, ref := range f.References {
-					d.p("- %s\n", mdInline(ref))
+					d.p("- %s\n", escape.Markdown(ref))
 				}
 				d.p("\n")
 			}
@@ -398,7 +400,7 @@ func mdFindings(d *doc, r *Report) {
 func evidenceBody(ev []Evidence) string {
 	var b strings.Builder
 	for _, e := range ev {
-		text := strings.ReplaceAll(cleanText(e.Text), "\n", "\n    ")
+		text := strings.ReplaceAll(escape.Text(e.Text), "\n", "\n    ")
 		fmt.Fprintf(&b, "%s: %s\n", loc(e.File, e.Line), text)
 	}
 	return b.String()
@@ -411,7 +413,7 @@ func mdCollect(d *doc, r *Report) {
 	d.p("## What to collect next\n\n")
 	d.p("These rules could not decide for lack of evidence; collecting it makes the next analysis sharper.\n\n")
 	for _, in := range r.Inconclusive {
-		d.p("- rule %s misses %s. Collect: %s\n", mdCode(in.Rule), mdRich(strings.Join(in.Missing, "; ")), mdRich(in.Collect))
+		d.p("- rule %s misses %s. Collect: %s\n", escape.MarkdownCode(in.Rule), mdRich(strings.Join(in.Missing, "; ")), mdRich(in.Collect))
 	}
 	d.p("\n")
 }
@@ -436,7 +438,7 @@ func mdEnvironment(d *doc, r *Report) {
 					cc += " (" + g.Arch + ")"
 				}
 			}
-			d.p("| %s | %s | %s | %s | %s |\n", gpuCount(g), mdInline(orDash(g.Model)), mdInline(cc), mem, mdInline(loc(g.Source.File, g.Source.Line)))
+			d.p("| %s | %s | %s | %s | %s |\n", gpuCount(g), escape.Markdown(orDash(g.Model)), escape.Markdown(cc), mem, escape.Markdown(loc(g.Source.File, g.Source.Line)))
 		}
 		d.p("\n")
 	}
@@ -446,11 +448,11 @@ func mdEnvironment(d *doc, r *Report) {
 		}
 		d.p("| %s | value | source |\n|---|---|---|\n", title)
 		for _, it := range list {
-			v := mdCode(truncate(it.Value, 160))
+			v := escape.MarkdownCode(truncate(it.Value, 160))
 			if it.Note != "" {
-				v += " (" + mdInline(it.Note) + ")"
+				v += " (" + escape.Markdown(it.Note) + ")"
 			}
-			d.p("| %s | %s | %s |\n", mdInline(it.Name), v, mdInline(loc(it.Source.File, it.Source.Line)))
+			d.p("| %s | %s | %s |\n", escape.Markdown(it.Name), v, escape.Markdown(loc(it.Source.File, it.Source.Line)))
 		}
 		d.p("\n")
 	}
@@ -479,8 +481,8 @@ func mdSources(d *doc, r *Report) {
 	}
 	d.p("| path | kind | size | lines | captured | parse issues |\n|---|---|---|---|---|---|\n")
 	for _, s := range r.Bundle.Sources {
-		d.p("| %s | %s | %s | %d | %s | %s |\n", mdInline(s.Path), mdInline(s.Kind), HumanBytes(s.Bytes), s.Lines,
-			mdInline(orDash(s.CapturedAt)), mdInline(issueSummary(s.Issues, 3)))
+		d.p("| %s | %s | %s | %d | %s | %s |\n", escape.Markdown(s.Path), escape.Markdown(s.Kind), HumanBytes(s.Bytes), s.Lines,
+			escape.Markdown(orDash(s.CapturedAt)), escape.Markdown(issueSummary(s.Issues, 3)))
 	}
 	d.p("\n")
 }
@@ -511,7 +513,7 @@ func mdAssumptions(d *doc, r *Report) {
 	}
 	d.p("## Assumptions\n\n")
 	for _, a := range r.Assumptions {
-		d.p("- %s\n", mdInline(a))
+		d.p("- %s\n", escape.Markdown(a))
 	}
 	d.p("\n")
 }

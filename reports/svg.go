@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/coroner-dev/coroner/rules"
+
+	"github.com/coroner-dev/coroner/internal/escape"
 )
 
 // The SVG timeline: one row per row group, one bar per phase, coloured by
@@ -151,7 +153,7 @@ func svgTimeline(c *chart) string {
 		if gi%2 == 1 {
 			fmt.Fprintf(&b, `<rect x="0" y="%d" width="%d" height="%d" fill="#f6f8fa"/>`, y, svgWidth, svgRowH)
 		}
-		fmt.Fprintf(&b, `<text x="8" y="%d" fill="#24292f">%s</text>`+"\n", y+svgRowH/2+4, html.EscapeString(truncate(g.Label, 28)))
+		fmt.Fprintf(&b, `<text x="8" y="%d" fill="#24292f">%s</text>`+"\n", y+svgRowH/2+4, svgText(truncate(g.Label, 28)))
 		for _, s := range g.Spans {
 			a, e, ok := parseSpan(s)
 			if !ok {
@@ -173,7 +175,7 @@ func svgTimeline(c *chart) string {
 			}
 			fmt.Fprintf(&b, `<rect x="%.1f" y="%d" width="%.1f" height="%d" rx="2" fill="%s"%s><title>%s</title></rect>`,
 				x0, y+(svgRowH-svgBarH)/2, w, svgBarH, fill, extra,
-				html.EscapeString(fmt.Sprintf("%s: %s, %s to %s (%s%s)", g.Label, s.Phase, clockOf(a), clockOf(e), humanSeconds(s.DurationS), state)))
+				svgText(fmt.Sprintf("%s: %s, %s to %s (%s%s)", g.Label, s.Phase, clockOf(a), clockOf(e), humanSeconds(s.DurationS), state)))
 			label := s.Phase
 			switch {
 			case s.Open && c.Ended == "stalled":
@@ -186,7 +188,7 @@ func svgTimeline(c *chart) string {
 				if (s.Phase == "torch-compile" || s.Phase == "launch") && !(s.Open && c.Ended != "") {
 					color = "#24292f"
 				}
-				fmt.Fprintf(&b, `<text x="%.1f" y="%d" fill="%s" font-size="11" pointer-events="none">%s</text>`, x0+4, y+svgRowH/2+4, color, html.EscapeString(label))
+				fmt.Fprintf(&b, `<text x="%.1f" y="%d" fill="%s" font-size="11" pointer-events="none">%s</text>`, x0+4, y+svgRowH/2+4, color, svgText(label))
 			}
 			b.WriteString("\n")
 		}
@@ -200,7 +202,7 @@ func svgTimeline(c *chart) string {
 		if m.x > float64(svgWidth-svgRight-40) {
 			anchor = "end"
 		}
-		fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="%s" fill="#0969da" font-size="11">%s</text>`+"\n", m.x, base+16+m.row*13, anchor, html.EscapeString(m.label))
+		fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="%s" fill="#0969da" font-size="11">%s</text>`+"\n", m.x, base+16+m.row*13, anchor, svgText(m.label))
 	}
 	if !end.IsZero() {
 		ex := x(end)
@@ -266,3 +268,7 @@ func tickStep(d time.Duration) time.Duration {
 	}
 	return 24 * time.Hour * time.Duration(d/(240*time.Hour)+1)
 }
+
+// svgText is a label for the chart: process names come from the logs, so
+// they are made one printable line before they are escaped for XML.
+func svgText(s string) string { return html.EscapeString(escape.Line(s)) }

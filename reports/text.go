@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/coroner-dev/coroner/internal/escape"
 )
 
 // TextOptions shape the terminal rendering.
@@ -70,10 +72,12 @@ func (t *textWriter) section(title string) {
 }
 
 // wrapped writes prose wrapped at the width, the first line after prefix and
-// the others indented to line up under it.
+// the others indented to line up under it. The prose is one paragraph: a
+// line break in it can only come from the bundle (a member's name cited in
+// a message), where it would forge a line.
 func (t *textWriter) wrapped(prefix, text, style string) {
-	indent := strings.Repeat(" ", utf8.RuneCountInString(stripANSI(prefix)))
-	for i, l := range wrap(cleanText(text), t.o.Width-utf8.RuneCountInString(indent)) {
+	indent := strings.Repeat(" ", utf8.RuneCountInString(escape.Text(prefix)))
+	for i, l := range wrap(escape.Line(text), t.o.Width-utf8.RuneCountInString(indent)) {
 		if i == 0 {
 			t.line(prefix + t.c(style, l))
 		} else {
@@ -106,9 +110,9 @@ func severityStyle(s string) string {
 
 func (t *textWriter) header(r *Report) {
 	v := r.Verdict
-	t.line(t.c(ansiBold, "coroner postmortem: "+cleanText(r.Bundle.Path)))
+	t.line(t.c(ansiBold, "coroner postmortem: "+escape.Text(r.Bundle.Path)))
 	t.line("")
-	state := strings.ToUpper(cleanText(orDash(v.Outcome)))
+	state := strings.ToUpper(escape.Text(orDash(v.Outcome)))
 	facts := []string{}
 	if v.Phase != "" {
 		facts = append(facts, "in "+v.Phase)
@@ -123,7 +127,7 @@ func (t *textWriter) header(r *Report) {
 		facts = append(facts, g)
 	}
 	facts = append(facts, plural(len(r.Bundle.Sources), "source", "sources"))
-	t.line(t.c(ansiBold+outcomeStyle(v.Outcome), state) + "  " + cleanText(strings.Join(facts, " · ")))
+	t.line(t.c(ansiBold+outcomeStyle(v.Outcome), state) + "  " + escape.Text(strings.Join(facts, " · ")))
 	t.wrapped("", headline(r), ansiBold)
 }
 
@@ -215,7 +219,7 @@ func (t *textWriter) table(rows [][]string, styles []string) {
 	widths := make([]int, len(rows[0]))
 	for _, r := range rows {
 		for i, c := range r {
-			r[i] = cleanText(c)
+			r[i] = escape.Line(c)
 			widths[i] = max(widths[i], utf8.RuneCountInString(r[i]))
 		}
 	}
@@ -253,7 +257,7 @@ func (t *textWriter) findings(r *Report) {
 		if fi > 0 {
 			t.line("")
 		}
-		sev := fmt.Sprintf("%-8s", strings.ToUpper(cleanText(f.Severity)))
+		sev := fmt.Sprintf("%-8s", strings.ToUpper(escape.Text(f.Severity)))
 		head := f.Title + "  [" + f.Rule
 		if f.Confidence > 0 {
 			head += fmt.Sprintf(", %.2f", f.Confidence)
@@ -272,7 +276,7 @@ func (t *textWriter) findings(r *Report) {
 				t.line(ind + t.c(ansiDim, "… "+plural(len(f.Evidence)-textEvidence, "more evidence line", "more evidence lines")))
 				break
 			}
-			l := strings.ReplaceAll(cleanText(loc(e.File, e.Line)+"  "+e.Text), "\n", " ")
+			l := strings.ReplaceAll(escape.Text(loc(e.File, e.Line)+"  "+e.Text), "\n", " ")
 			l = truncate(l, t.o.Width-len(ind))
 			t.line(ind + t.c(ansiCyan, l))
 		}
@@ -384,22 +388,6 @@ func wrap(text string, width int) []string {
 		lines = []string{""}
 	}
 	return lines
-}
-
-func stripANSI(s string) string {
-	if !strings.Contains(s, "\x1b") {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		if s[i] == 0x1b {
-			i += escapeLen(s[i:])
-			continue
-		}
-		b.WriteByte(s[i])
-		i++
-	}
-	return b.String()
 }
 
 // TimelineTable writes every span of the timeline, one per line, with full

@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/coroner-dev/coroner/internal/escape"
 )
 
 // TestTextColor: colour codes only when asked for, and never the ones a
@@ -20,7 +22,7 @@ func TestTextColor(t *testing.T) {
 	assert.Contains(t, color.String(), ansiBold+ansiRed+"CRASHED"+ansiReset)
 	// The file holding "\x1b[31mred\x1b[0m" shows up without its escapes.
 	assert.NotContains(t, color.String(), "\x1b[31mred")
-	assert.Equal(t, plain.String(), stripANSI(color.String()), "colour changes nothing but colour")
+	assert.Equal(t, plain.String(), escape.Text(color.String()), "colour changes nothing but colour")
 }
 
 func TestTextSeed(t *testing.T) {

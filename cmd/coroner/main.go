@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/alecthomas/kong"
+
+	"github.com/coroner-dev/coroner/internal/escape"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -117,14 +119,16 @@ func run(args []string, e env) (code int) {
 		return exitUsage
 	}
 	if err := ctx.Run(); err != nil {
+		// Errors may quote names from a bundle; escape.Text keeps a
+		// message's own lines and drops what a terminal would obey.
 		var ee *exitError
 		if errors.As(err, &ee) {
 			if ee.err != nil && ee.err.Error() != "" {
-				fmt.Fprintf(e.stderr, "coroner: %v\n", ee.err)
+				fmt.Fprintf(e.stderr, "coroner: %s\n", escape.Text(ee.err.Error()))
 			}
 			return ee.code
 		}
-		fmt.Fprintf(e.stderr, "coroner: %v\n", err)
+		fmt.Fprintf(e.stderr, "coroner: %s\n", escape.Text(err.Error()))
 		return exitInternal
 	}
 	return exitOK

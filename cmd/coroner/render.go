@@ -8,6 +8,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/coroner-dev/coroner/internal/escape"
 	"github.com/coroner-dev/coroner/parser/bundle"
 	"github.com/coroner-dev/coroner/reports"
 )
@@ -28,7 +29,7 @@ func renderReport(e *env, format string, color bool, rep *reports.Report, c *bun
 		ex, xerr := readExcerpts(c, reports.ExcerptWants(rep))
 		if xerr != nil {
 			// The brief quotes the cited text alone then; say why.
-			fmt.Fprintf(e.stderr, "coroner: reading evidence context: %v\n", xerr)
+			fmt.Fprintf(e.stderr, "coroner: reading evidence context: %s\n", escape.Line(xerr.Error()))
 		}
 		err = reports.GitHub(&buf, rep, ex)
 	default:

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/coroner-dev/coroner/internal/escape"
 	"github.com/coroner-dev/coroner/reports"
 	"github.com/coroner-dev/coroner/rules"
 	"github.com/coroner-dev/coroner/rules/pack"
@@ -322,7 +323,7 @@ func (c *rulesTestCmd) Run(e *env) error {
 	for _, tc := range cases {
 		if tc.err != nil {
 			failed++
-			fmt.Fprintf(e.stdout, "FAIL %s\n    %s\n", tc.name, strings.ReplaceAll(tc.err.Error(), "\n", "\n    "))
+			fmt.Fprintf(e.stdout, "FAIL %s\n    %s\n", escape.Line(tc.name), strings.ReplaceAll(escape.Text(tc.err.Error()), "\n", "\n    "))
 			continue
 		}
 		wanted := map[string]bool{}
@@ -337,14 +338,16 @@ func (c *rulesTestCmd) Run(e *env) error {
 			}
 		}
 		res := tc.c.RunWith(opts, scope, true)
+		// A case's names and the evidence quoted in its problems come
+		// from its bundle: one printable line each.
 		if res.Passed() {
-			fmt.Fprintf(e.stdout, "PASS %s\n", tc.name)
+			fmt.Fprintf(e.stdout, "PASS %s\n", escape.Line(tc.name))
 			continue
 		}
 		failed++
-		fmt.Fprintf(e.stdout, "FAIL %s\n", tc.name)
+		fmt.Fprintf(e.stdout, "FAIL %s\n", escape.Line(tc.name))
 		for _, p := range res.Problems {
-			fmt.Fprintf(e.stdout, "    %s\n", p)
+			fmt.Fprintf(e.stdout, "    %s\n", escape.Line(p))
 		}
 	}
 	var coverage []string

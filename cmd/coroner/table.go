@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/coroner-dev/coroner/internal/escape"
 )
 
 type table struct {
@@ -17,9 +19,12 @@ func newTable(w io.Writer, header ...string) *table {
 	return t
 }
 
+// row writes one line. Cells hold names from a bundle (a member's name may
+// carry a screen clear, a clipboard write or a newline that forges a row),
+// so each is made one printable line.
 func (t *table) row(cells ...string) {
 	for i, c := range cells {
-		cells[i] = strings.NewReplacer("\t", " ", "\n", " ", "\r", " ").Replace(c)
+		cells[i] = escape.Line(c)
 	}
 	fmt.Fprintln(t.tw, strings.Join(cells, "\t"))
 }

@@ -233,13 +233,19 @@ func TestNorm(t *testing.T) {
 	}
 }
 
+// TestCode: values from a bundle become inline code, or escaped text where
+// a backtick or a line break would end the code span or the table row
+// (the reports' escaper, internal/escape).
 func TestCode(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
 		{"", "-"},
 		{"triton", "`triton`"},
-		{"a`b", "``a`b``"},
-		{"`x`", "`` `x` ``"},
-		{"a|b\nc", "`a¦b c`"},
+		{"a|b", "`a\\|b`"},
+		{"a`b", "a\\`b"},
+		{"`x`", "\\`x\\`"},
+		{"a|b\nc", "a\\|b c"},
+		{"<svg onload=alert(1)>", "`<svg onload=alert(1)>`"},
+		{"x\x1b]52;c;eA==\x07y\x1b[2J", "`xy`"},
 	} {
 		assert.Equal(t, c.want, code(c.in), c.in)
 	}

@@ -2,21 +2,29 @@ package compare
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/coroner-dev/coroner/internal/escape"
 )
 
 // JSON writes the diff as indented JSON.
 func JSON(w io.Writer, d *Diff) error {
-	enc := json.NewEncoder(w)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetIndent("", "  ")
 	// Log lines hold <, > and & often; \u003c only hurts a human reader.
 	enc.SetEscapeHTML(false)
-	return enc.Encode(d)
+	if err := enc.Encode(d); err != nil {
+		return err
+	}
+	_, err := w.Write(escape.JSON(b.Bytes()))
+	return err
 }
 
 // Markdown writes the diff for people: a headline, then throughput, phases,
@@ -25,7 +33,7 @@ func Markdown(w io.Writer, d *Diff) error {
 	bw := bufio.NewWriter(w)
 	p := func(format string, args ...any) { fmt.Fprintf(bw, format, args...) }
 	p("# coroner diff\n\n")
-	p("A is `%s`, B is `%s`.\n\n", cell(d.A.Path), cell(d.B.Path))
+	p("A is %s, B is %s.\n\n", code(d.A.Path), code(d.B.Path))
 	if h := headline(d); h != "" {
 		p("**%s**\n\n", h)
 	}
@@ -117,7 +125,7 @@ func Markdown(w io.Writer, d *Diff) error {
 			if r.Differs {
 				mark = "differs"
 			}
-			p("| %s | %s | %s | %s |\n", r.Component, versionWords(r.A, r.ARef), versionWords(r.B, r.BRef), mark)
+			p("| %s | %s | %s | %s |\n", cell(r.Component), versionWords(r.A, r.ARef), versionWords(r.B, r.BRef), mark)
 		}
 		p("\n")
 	}
@@ -364,7 +372,7 @@ func fromWords(from string) string {
 	case "cmdline":
 		return "launch command"
 	}
-	return from
+	return cell(from)
 }
 
 func kindWords(kind string) string {
@@ -385,7 +393,7 @@ func envWords(v *EnvValue) string {
 	if v == nil {
 		return "unset"
 	}
-	return fmt.Sprintf("%s (%s at %s)", code(v.Value), v.From, refWords(v.Ref))
+	return fmt.Sprintf("%s (%s at %s)", code(v.Value), cell(v.From), refWords(v.Ref))
 }
 
 func versionWords(v string, ref *Ref) string {
@@ -419,25 +427,15 @@ func orDash(s string) string {
 	return s
 }
 
-// cell makes text safe inside a markdown table cell.
-func cell(s string) string {
-	s = strings.NewReplacer("\r", " ", "\n", " ", "|", `\|`).Replace(s)
-	return s
-}
+// cell makes text from a bundle safe in a markdown paragraph or table
+// cell: no raw HTML (a GPU named <svg onload=...>), no line or table
+// breaks, no terminal escapes. The reports escape it the same way.
+func cell(s string) string { return escape.Markdown(s) }
 
-// code renders text as inline code inside a table cell, with a fence long
-// enough for the backticks it holds.
+// code renders text from a bundle as inline code, "-" when empty.
 func code(s string) string {
 	if s == "" {
 		return "-"
 	}
-	s = strings.NewReplacer("\r", " ", "\n", " ", "|", "¦").Replace(s)
-	fence := "`"
-	for strings.Contains(s, fence) {
-		fence += "`"
-	}
-	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
-		s = " " + s + " "
-	}
-	return fence + s + fence
+	return escape.MarkdownCode(s)
 }
