@@ -226,8 +226,13 @@ type Traceback struct {
 	// ExcType is the exception class as printed ("torch.OutOfMemoryError").
 	ExcType string `json:"exc_type"`
 	ExcMsg  string `json:"exc_msg"`
-	// Frames are the last frames (innermost last), at most MaxFrames.
+	// Frames are the frames, outermost first and innermost last: all of
+	// them up to MaxFrames, else the first MaxOuterFrames and the last
+	// MaxFrames-MaxOuterFrames, with Elided counting those left out between.
+	// The outer ones say what the engine was doing (loading, capturing),
+	// the inner ones which library raised.
 	Frames []Frame `json:"frames,omitempty"`
+	Elided int     `json:"elided,omitempty"`
 	// Chained counts earlier tracebacks of the same chain ("During handling
 	// of the above exception ...", "The above exception was the direct cause").
 	Chained int `json:"chained,omitempty"`
@@ -250,8 +255,12 @@ type TracebackLine struct {
 // MaxAfter bounds Traceback.After.
 const MaxAfter = 8
 
-// MaxFrames bounds the frames kept per traceback.
-const MaxFrames = 8
+// MaxFrames bounds the frames kept per traceback, MaxOuterFrames the
+// outermost among them.
+const (
+	MaxFrames      = 24
+	MaxOuterFrames = 8
+)
 
 // Frame is one `File "...", line N, in func` entry.
 type Frame struct {

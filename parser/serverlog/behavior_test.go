@@ -67,9 +67,9 @@ func TestTracebackChainedBare(t *testing.T) {
 	assert.Equal(t, facts.EventSigquit, lastEvent(l).Type)
 }
 
-func TestTracebackKeepsLastFrames(t *testing.T) {
+func TestTracebackKeepsOuterAndInnerFrames(t *testing.T) {
 	lines := []string{"Traceback (most recent call last):"}
-	for i := 1; i <= 20; i++ {
+	for i := 1; i <= 30; i++ {
 		lines = append(lines, fmt.Sprintf(`  File "/x/f%d.py", line %d, in f%d`, i, i, i), "    pass")
 	}
 	lines = append(lines, "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 3 has a total capacity of 79.10 GiB of which 1.19 GiB is free.")
@@ -77,11 +77,14 @@ func TestTracebackKeepsLastFrames(t *testing.T) {
 	tb := firstEvent(l, facts.EventTraceback)
 	require.NotNil(t, tb)
 	require.Len(t, tb.Traceback.Frames, facts.MaxFrames)
-	assert.Equal(t, "/x/f13.py", tb.Traceback.Frames[0].File)
-	assert.Equal(t, "/x/f20.py", tb.Traceback.Frames[facts.MaxFrames-1].File)
+	assert.Equal(t, "/x/f1.py", tb.Traceback.Frames[0].File, "the outermost frames say what the engine was doing")
+	assert.Equal(t, "/x/f8.py", tb.Traceback.Frames[facts.MaxOuterFrames-1].File)
+	assert.Equal(t, "/x/f15.py", tb.Traceback.Frames[facts.MaxOuterFrames].File, "then the innermost ones")
+	assert.Equal(t, "/x/f30.py", tb.Traceback.Frames[facts.MaxFrames-1].File)
+	assert.Equal(t, 6, tb.Traceback.Elided, "30 frames, 24 kept")
 	oom := firstEvent(l, facts.EventOOM)
 	require.NotNil(t, oom, "the exception also means an OOM")
-	assert.Equal(t, 42, oom.Src.Line)
+	assert.Equal(t, 62, oom.Src.Line)
 	assert.Equal(t, 2.0, oom.Fields["tried_gib"])
 	assert.Equal(t, 3.0, oom.Fields["gpu"])
 	assert.Equal(t, 79.10, oom.Fields["total_gib"])

@@ -35,8 +35,9 @@ type tbState struct {
 	kind hdrKind
 	// startHdr is the header of the line that opened it.
 	startHdr []byte
-	// the last frames, a ring
-	frames [facts.MaxFrames]facts.Frame
+	// the first frames, and the last ones in a ring
+	outer  [facts.MaxOuterFrames]facts.Frame
+	frames [facts.MaxFrames - facts.MaxOuterFrames]facts.Frame
 	nf     int
 	// first exception of a chain
 	firstType, firstMsg string
@@ -204,7 +205,11 @@ func (p *parser) tbFrame(st *tbState, b []byte) {
 	if k := bytes.Index(rest, []byte(", in ")); k >= 0 {
 		f.Func = p.text(rest[k+5:])
 	}
-	st.frames[st.nf%facts.MaxFrames] = f
+	if st.nf < facts.MaxOuterFrames {
+		st.outer[st.nf] = f
+	} else {
+		st.frames[(st.nf-facts.MaxOuterFrames)%len(st.frames)] = f
+	}
 	st.nf++
 }
 
@@ -225,13 +230,19 @@ func (p *parser) tbException(st *tbState, l *line, b []byte) {
 	}
 }
 
-// keepFrames sets the traceback's frames to the last ones read, oldest
-// first.
+// keepFrames sets the traceback's frames to those read, outermost first:
+// the first ones and the last ones when there were too many.
 func (st *tbState) keepFrames() {
-	st.tb.Frames = st.tb.Frames[:0]
-	n := min(st.nf, facts.MaxFrames)
-	for i := st.nf - n; i < st.nf; i++ {
-		st.tb.Frames = append(st.tb.Frames, st.frames[i%facts.MaxFrames])
+	st.tb.Frames = append(st.tb.Frames[:0], st.outer[:min(st.nf, facts.MaxOuterFrames)]...)
+	inner := st.nf - facts.MaxOuterFrames
+	if inner <= 0 {
+		st.tb.Elided = 0
+		return
+	}
+	n := min(inner, len(st.frames))
+	st.tb.Elided = inner - n
+	for i := inner - n; i < inner; i++ {
+		st.tb.Frames = append(st.tb.Frames, st.frames[i%len(st.frames)])
 	}
 }
 
