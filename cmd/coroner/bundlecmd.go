@@ -284,9 +284,17 @@ func (c *bundleCmd) Run(e *env) error {
 	m := &manifest.Manifest{Format: manifest.Format, Version: manifest.Version, Tool: manifest.Tool{Name: "coroner", Version: version},
 		Command: "bundle"}
 	b := &bundler{out: outAbs, redact: !c.NoRedact, used: map[string]int{}}
+	outSt, outErr := os.Stat(c.Output)
 	for _, p := range c.Paths {
-		if _, err := os.Lstat(p); err != nil {
+		st, err := os.Lstat(p)
+		if err != nil {
 			return fail(exitInput, "cannot read %s: %v", p, unwrapPathError(err))
+		}
+		// A file named both to pack and as -o would be left out as the
+		// bundle being written, then replaced by it: the evidence gone.
+		// (An old bundle inside a folder to pack is only left out.)
+		if outErr == nil && st.Mode().IsRegular() && os.SameFile(outSt, st) {
+			return fail(exitInternal, "-o %s is %s, a file to pack: coroner does not write over its evidence; name another file", c.Output, p)
 		}
 	}
 	for _, p := range c.Paths {

@@ -272,3 +272,27 @@ func TestConcurrentAnalyzeWritesOneWholeReport(t *testing.T) {
 		assert.Len(t, snapshot(t, dir), 1, "round %d: temporary files left", round)
 	}
 }
+
+// TestBundleRefusesToOverwriteAFileToPack names one file both to pack and
+// as -o, directly and through a hard link: bundle left it out as the bundle
+// being written and then replaced it.
+func TestBundleRefusesToOverwriteAFileToPack(t *testing.T) {
+	seedLog, err := os.ReadFile(filepath.Join(seedBundle, "server.log"))
+	require.NoError(t, err)
+	for _, link := range []bool{false, true} {
+		dir := t.TempDir()
+		in := filepath.Join(dir, "server.log")
+		require.NoError(t, os.WriteFile(in, seedLog, 0o644))
+		out := in
+		if link {
+			out = filepath.Join(dir, "bundle.tar.zst")
+			require.NoError(t, os.Link(in, out))
+		}
+		code, _, stderr := runCLI(t, "", "bundle", "-q", "-o", out, in)
+		assert.Equal(t, exitInternal, code, stderr)
+		assert.Contains(t, stderr, "does not write over its evidence")
+		after, err := os.ReadFile(in)
+		require.NoError(t, err)
+		assert.Equal(t, string(seedLog), string(after), "link %v: the file to pack was overwritten", link)
+	}
+}
