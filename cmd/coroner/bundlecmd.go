@@ -210,7 +210,7 @@ func manifestTexts(m *manifest.Manifest) []*string {
 	var out []*string
 	for i := range m.Artifacts {
 		a := &m.Artifacts[i]
-		out = append(out, &a.Command, &a.Program, &a.RunAs, &a.Stderr, &a.Error, &a.Source, &a.Skipped)
+		out = append(out, &a.Command, &a.Program, &a.RunAs, &a.Stderr, &a.Error, &a.Note, &a.Source, &a.Skipped)
 	}
 	if h := m.Host; h != nil {
 		out = append(out, &h.Hostname, &h.User)
@@ -398,7 +398,7 @@ func (b *bundler) file(p, name string, st fs.FileInfo) {
 		k := parser.Detect(path.Base(n), head)
 		b.items = append(b.items, pack.Item{Name: n, Size: e.Size, ModTime: e.ModTime, Open: e.Open, Text: e.Text, Log: e.Text && k.IsLog()})
 		b.arts = append(b.arts, manifest.Artifact{Path: n, Source: p, SourceBytes: st.Size(), ModTime: e.ModTime.UTC().Truncate(time.Second),
-			Command: "pack " + filepath.ToSlash(p), Error: e.Note})
+			Command: "pack " + filepath.ToSlash(p), Note: e.Note})
 	}
 }
 

@@ -255,10 +255,10 @@ func (x *expander) tar(n node) {
 		case tar.TypeDir:
 			continue
 		case tar.TypeSymlink, tar.TypeLink:
-			x.skip(m, "a link in %s (to %s): links are recorded, never followed", n.name, h.Linkname)
+			x.skip(m, "a link in %s (to %s): links are recorded, never followed", n.folder, h.Linkname)
 			continue
 		default:
-			x.skip(m, "not a regular file in %s (tar type %q)", n.name, h.Typeflag)
+			x.skip(m, "not a regular file in %s (tar type %q)", n.folder, h.Typeflag)
 			continue
 		}
 		index := i
@@ -272,7 +272,7 @@ func (x *expander) tar(n node) {
 				h, err := tr.Next()
 				if err != nil {
 					rc.Close()
-					return nil, fmt.Errorf("member %d of %s: %w", index, n.name, err)
+					return nil, fmt.Errorf("member %d of %s: %w", index, n.folder, err)
 				}
 				if k == index {
 					return readCloser{io.LimitReader(tr, h.Size), rc.Close}, nil
@@ -334,16 +334,16 @@ func (x *expander) zip(n node) {
 		case mode.IsDir():
 			continue
 		case mode&os.ModeSymlink != 0:
-			x.skip(m, "a link in %s: links are recorded, never followed", n.name)
+			x.skip(m, "a link in %s: links are recorded, never followed", n.folder)
 			continue
 		case !mode.IsRegular():
-			x.skip(m, "not a regular file in %s (%s)", n.name, mode.Type())
+			x.skip(m, "not a regular file in %s (%s)", n.folder, mode.Type())
 			continue
 		case zf.Method != zip.Store && zf.Method != zip.Deflate:
-			x.skip(m, "a member of %s compressed with method %d, which coroner cannot read", n.name, zf.Method)
+			x.skip(m, "a member of %s compressed with method %d, which coroner cannot read", n.folder, zf.Method)
 			continue
 		case zf.UncompressedSize64 > uint64(x.opts.MaxDecompressed):
-			x.skip(m, "a member of %s of more than %s", n.name, humanSize(x.opts.MaxDecompressed))
+			x.skip(m, "a member of %s of more than %s", n.folder, humanSize(x.opts.MaxDecompressed))
 			continue
 		}
 		index := i
@@ -357,12 +357,12 @@ func (x *expander) zip(n node) {
 				zra = f
 			} else {
 				rc.Close()
-				return nil, fmt.Errorf("member %d of %s: the archive is no longer at hand", index, n.name)
+				return nil, fmt.Errorf("member %d of %s: the archive is no longer at hand", index, n.folder)
 			}
 			zr, err := zip.NewReader(zra, n.size)
 			if err != nil || index >= len(zr.File) {
 				rc.Close()
-				return nil, fmt.Errorf("member %d of %s: %v", index, n.name, err)
+				return nil, fmt.Errorf("member %d of %s: %v", index, n.folder, err)
 			}
 			mr, err := zr.File[index].Open()
 			if err != nil {
@@ -375,7 +375,7 @@ func (x *expander) zip(n node) {
 		m.size = size
 		r, err := zf.Open()
 		if err != nil {
-			x.skip(m, "a member of %s that could not be read: %v", n.name, err)
+			x.skip(m, "a member of %s that could not be read: %v", n.folder, err)
 			continue
 		}
 		if !n.onDisk {

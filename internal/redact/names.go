@@ -80,6 +80,7 @@ func (r *Redactor) learnLine(line, lower []byte, userCol int) int {
 		}
 	}
 	r.learnURLs(line)
+	r.learnInternal(line, lower)
 	r.learnDF(line)
 	forEachIP(line, lower, func(ip string, _, _ int) {
 		r.mu.Lock()
@@ -109,6 +110,37 @@ func (r *Redactor) learnDF(line []byte) {
 	}
 	if e < len(line) {
 		r.addHost(string(line[:k]))
+	}
+}
+
+// learnInternal learns names in an internal domain wherever they stand:
+// a folder named rack7.corp, a log line naming head01.cluster.internal
+// (lower is line lower-cased, where the domains are looked for). A name's
+// scan backwards stops where the previous one ended, so a line of ".local"
+// repeated stays linear.
+func (r *Redactor) learnInternal(line, lower []byte) {
+	for _, d := range internalDomains {
+		prev := 0
+		for off := 0; ; {
+			k := bytes.Index(lower[off:], []byte(d))
+			if k < 0 {
+				break
+			}
+			dot := off + k
+			end := dot + len(d)
+			off = end
+			if end < len(lower) && (isWordByte(lower[end]) || lower[end] == '-') {
+				continue // .corporate, .lan-2
+			}
+			start := dot
+			for start > prev && dot-start < 64 && (isWordByte(line[start-1]) || line[start-1] == '.' || line[start-1] == '-') {
+				start--
+			}
+			prev = end
+			if start < dot {
+				r.addHost(string(line[start:end]))
+			}
+		}
 	}
 }
 

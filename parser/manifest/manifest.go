@@ -151,6 +151,9 @@ type Artifact struct {
 	// Skipped says why the capture was not attempted.
 	Skipped string `json:"skipped,omitempty"`
 	Error   string `json:"error,omitempty"`
+	// Note says how a bundled file's content was reached ("decompressed
+	// from gzip", "member of logs.tar.gz"); it is not an error.
+	Note string `json:"note,omitempty"`
 	// Stderr is the start of what the command printed on stderr.
 	Stderr string `json:"stderr,omitempty"`
 	// RunAs is whom a command ran as ("uid 0 (root), gid 0 (root)").
@@ -184,6 +187,7 @@ func Encode(w io.Writer, m *Manifest) error {
 	if err != nil {
 		return err
 	}
+	head = oneLine(head, "redaction")
 	var b bytes.Buffer
 	b.Write(bytes.TrimSuffix(bytes.TrimRight(head, "\n"), []byte("}")))
 	b.Truncate(len(bytes.TrimRight(b.Bytes(), "\n")))
@@ -205,6 +209,31 @@ func Encode(w io.Writer, m *Manifest) error {
 	b.WriteString("]\n}\n")
 	_, err = w.Write(b.Bytes())
 	return err
+}
+
+// oneLine writes the top-level object field key of an indented document
+// on one line: the redaction report, whose counts would otherwise give a
+// redacted bundle's manifest more lines than the raw one's, and move every
+// line a finding cites.
+func oneLine(doc []byte, key string) []byte {
+	open := []byte("\n  \"" + key + "\": {")
+	i := bytes.Index(doc, open)
+	if i < 0 {
+		return doc
+	}
+	start := i + len(open) - 1
+	end := bytes.Index(doc[start:], []byte("\n  }"))
+	if end < 0 {
+		return doc
+	}
+	end += start + len("\n  }")
+	var c bytes.Buffer
+	if err := json.Compact(&c, doc[start:end]); err != nil {
+		return doc
+	}
+	out := append([]byte(nil), doc[:start]...)
+	out = append(out, c.Bytes()...)
+	return append(out, doc[end:]...)
 }
 
 // marshal encodes without escaping <, > and & (commands hold them).
