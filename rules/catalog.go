@@ -297,6 +297,9 @@ func (idx *Index) Matches(owner string, ids ...string) []SigMatch {
 // line).
 func (idx *Index) matchPhase(m SigMatch, otherwise Phase) Phase {
 	if m.Log != nil && m.Event != nil {
+		if pl := idx.PlaceFailure(m.Log, m.Event); pl.Phase != "" {
+			return pl.Phase
+		}
 		return idx.PhaseAt(m.Log, m.Event.Proc, m.Src.Line)
 	}
 	return otherwise

@@ -102,14 +102,17 @@ func failureText(e *facts.LogEvent) string {
 func runCrashed(p *Pass) {
 	idx, st := p.Index, &p.Index.State
 	if root := RootFailure(st); root != nil {
-		phase := idx.RunPhase()
+		place := Placement{Phase: idx.RunPhase(), By: "milestone", Src: root.Src, Why: "the furthest phase the run reached"}
 		if l := logOf(idx, root); l != nil {
-			phase = idx.PhaseAt(l, root.Proc, root.Src.Line)
+			if pl := idx.PlaceFailure(l, root); pl.Phase != "" {
+				place = pl
+			}
 		}
 		afterReady := st.Ready != nil && st.Ready.Src.File == root.Src.File && st.Ready.Src.Line < root.Src.Line
-		if afterReady {
-			phase = PhaseServing
+		if afterReady && place.By != "frames" {
+			place = Placement{Phase: PhaseServing, By: "milestone", Src: st.Ready.Src, Why: "after the server was ready"}
 		}
+		phase := place.Phase
 		who := root.Proc.Key()
 		if who == "main" {
 			who = "the main process"
@@ -118,6 +121,9 @@ func runCrashed(p *Pass) {
 		if tb := root.Traceback; tb != nil && len(tb.Frames) > 0 {
 			f := tb.Frames[len(tb.Frames)-1]
 			ev = append(ev, Evidence{Src: root.Src, Text: fmt.Sprintf("raised in %s (%s:%d)", f.Func, f.File, f.Line)})
+		}
+		if phase != "" {
+			ev = append(ev, Evidence{Src: place.Src, Text: fmt.Sprintf("placed in %s by %s: %s", phase, place.By, place.Why)})
 		}
 		others := 0
 		for _, e := range st.Failures {

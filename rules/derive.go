@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"strings"
 	"time"
 
 	"github.com/coroner-dev/coroner/parser/facts"
@@ -26,6 +27,10 @@ type Index struct {
 	// Catalog is the signature catalog in use; SigMatches where it matched.
 	Catalog    []*Signature
 	SigMatches []SigMatch
+	// Frames is the frame map in use.
+	Frames *FrameMap
+
+	compileFirst bool
 }
 
 // Span is one phase of one process.
@@ -44,12 +49,13 @@ func Derive(f *facts.Facts, catalog []*Signature) *Index {
 	if catalog == nil {
 		catalog = BuiltinCatalog()
 	}
-	idx := &Index{Facts: f, Kinds: map[facts.Kind]int{}, Catalog: catalog}
+	idx := &Index{Facts: f, Kinds: map[facts.Kind]int{}, Catalog: catalog, Frames: BuiltinFrames()}
 	for _, s := range f.Sources {
 		idx.Kinds[s.Kind]++
 	}
 	idx.latest()
 	idx.Procs = procTimelines(f)
+	idx.compileFirst = compilesFirst(f, idx.Procs)
 	for _, pt := range idx.Procs {
 		idx.Timeline = append(idx.Timeline, pt.Spans...)
 	}
@@ -105,15 +111,15 @@ func (idx *Index) PhaseAt(l *facts.Log, proc facts.Proc, line int) Phase {
 	// An untagged line in a log with ranked processes is the launcher's or
 	// unprefixed output (a build, a traceback): the run is where its ranks are.
 	if proc.Name == "" && hasRanked(idx, l) {
-		return furthestAt(idx, l, line)
+		return idx.furthestAt(l, line)
 	}
 	for _, pt := range idx.Procs {
 		if pt.Log != l || pt.Proc == nil || pt.Proc.Proc.Key() != proc.Key() {
 			continue
 		}
-		for _, s := range pt.Spans {
-			if s.Evidence.Line <= line {
-				best = s.Phase
+		for _, m := range pt.Marks {
+			if m.Src.Line <= line {
+				best = m.Phase
 			}
 		}
 		if best != "" {
@@ -122,19 +128,19 @@ func (idx *Index) PhaseAt(l *facts.Log, proc facts.Proc, line int) Phase {
 	}
 	// The line's process printed no milestone: use the furthest phase any
 	// process of the log had reached by then.
-	return furthestAt(idx, l, line)
+	return idx.furthestAt(l, line)
 }
 
 // furthestAt is the furthest phase any process of the log reached by line.
-func furthestAt(idx *Index, l *facts.Log, line int) Phase {
+func (idx *Index) furthestAt(l *facts.Log, line int) Phase {
 	var best Phase
 	for _, pt := range idx.Procs {
 		if pt.Log != l {
 			continue
 		}
-		for _, s := range pt.Spans {
-			if s.Evidence.Line <= line && s.Phase.Order() > best.Order() {
-				best = s.Phase
+		for _, m := range pt.Marks {
+			if m.Src.Line <= line && idx.Later(m.Phase, best) {
+				best = m.Phase
 			}
 		}
 	}
@@ -150,12 +156,65 @@ func hasRanked(idx *Index, l *facts.Log) bool {
 	return false
 }
 
-// RunPhase is the furthest phase any process reached.
+// Later reports whether phase a comes after b in the engine's own startup
+// order (see PhaseOrder).
+func (idx *Index) Later(a, b Phase) bool {
+	return idx.PhaseOrder(a) > idx.PhaseOrder(b)
+}
+
+// PhaseOrder is a phase's place in the engine's own startup order: the
+// taxonomy's, except that vLLM's V1 engine compiles the model
+// (torch-compile) while it profiles memory, before it sizes the KV cache.
+func (idx *Index) PhaseOrder(p Phase) int {
+	o := p.Order()
+	if idx.compileFirst {
+		switch p {
+		case PhaseTorchCompile:
+			return PhaseKVCache.Order()
+		case PhaseKVCache:
+			return PhaseTorchCompile.Order()
+		}
+	}
+	return o
+}
+
+// compilesFirst tells a vLLM V1 engine from the evidence: its EngineCore
+// process, or a process that entered torch-compile before kv-cache.
+func compilesFirst(f *facts.Facts, procs []*ProcTimeline) bool {
+	for _, pt := range procs {
+		compiled := false
+		for _, m := range pt.Marks {
+			switch m.Phase {
+			case PhaseTorchCompile:
+				compiled = true
+			case PhaseKVCache:
+				if compiled {
+					return true
+				}
+			}
+		}
+	}
+	for _, l := range f.Logs {
+		if l.Engine != facts.EngineVLLM {
+			continue
+		}
+		for _, pl := range l.Procs {
+			if strings.HasPrefix(pl.Proc.Name, "EngineCore") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// RunPhase is the furthest phase any process reached, stamped or not.
 func (idx *Index) RunPhase() Phase {
 	var best Phase
-	for _, s := range idx.Timeline {
-		if s.Phase.Order() > best.Order() {
-			best = s.Phase
+	for _, pt := range idx.Procs {
+		for _, m := range pt.Marks {
+			if idx.Later(m.Phase, best) {
+				best = m.Phase
+			}
 		}
 	}
 	return best

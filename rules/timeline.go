@@ -52,8 +52,17 @@ type ProcTimeline struct {
 	Key  string
 	Log  *facts.Log
 	Proc *facts.ProcLog
-	// Spans are its phases in log order.
+	// Spans are its phases in log order, as far as its lines are stamped.
 	Spans []Span
+	// Marks are the phases it entered, in log order, stamped or not: a
+	// pasted fragment without times still shows how far a process got.
+	Marks []Mark
+}
+
+// Mark is where a process entered a phase.
+type Mark struct {
+	Phase Phase
+	Src   facts.Source
 }
 
 // procTimelines reconstructs the phases of every process of every log.
@@ -80,6 +89,9 @@ func procTimelines(f *facts.Facts) []*ProcTimeline {
 		// Every process that wrote a stamped line starts in launch.
 		for _, pl := range l.Procs {
 			pt := get(pl.Proc)
+			if pl.Lines > 0 {
+				pt.mark(PhaseLaunch, pl.FirstSrc)
+			}
 			if !pl.FirstTime.IsZero() {
 				pt.Spans = append(pt.Spans, Span{Process: pt.Key, Phase: PhaseLaunch, Start: pl.FirstTime, Evidence: pl.FirstSrc})
 			}
@@ -87,9 +99,6 @@ func procTimelines(f *facts.Facts) []*ProcTimeline {
 		events := append([]*facts.LogEvent(nil), l.Events...)
 		rank0 := rankZero(l)
 		for _, b := range l.Bars {
-			if b.Time.IsZero() {
-				continue
-			}
 			proc := b.Proc
 			if proc.Name == "" && rank0 != nil {
 				// tqdm bars carry no prefix; SGLang and vLLM draw the weight
@@ -115,14 +124,14 @@ func procTimelines(f *facts.Facts) []*ProcTimeline {
 		// Stat lines live in series, not events: the first of each says its
 		// process was serving.
 		for _, ser := range l.Series {
-			if ser.First != nil && !ser.First.Time.IsZero() {
+			if ser.First != nil {
 				events = append(events, &facts.LogEvent{Src: ser.First.Src, Time: ser.First.Time, Proc: ser.Proc, Type: ser.Type})
 			}
 		}
 		sort.SliceStable(events, func(i, j int) bool { return events[i].Src.Line < events[j].Src.Line })
 		for _, e := range events {
 			ph, ok := phaseOf[e.Type]
-			if !ok || e.Time.IsZero() {
+			if !ok {
 				continue
 			}
 			// vLLM's "Initial profiling/warmup run" is the memory profiling
@@ -131,13 +140,17 @@ func procTimelines(f *facts.Facts) []*ProcTimeline {
 				ph = PhaseKVCache
 			}
 			pt := get(e.Proc)
-			pt.advance(ph, e)
+			pt.mark(ph, e.Src)
+			if !e.Time.IsZero() {
+				pt.advance(ph, e)
+			}
 		}
 		handOff(byKey, order)
 		readyAll(l, byKey, order)
+		markReadyAll(l, byKey, order)
 		for _, k := range order {
 			pt := byKey[k]
-			if len(pt.Spans) > 0 {
+			if len(pt.Spans) > 0 || len(pt.Marks) > 0 {
 				out = append(out, pt)
 			}
 		}
@@ -187,6 +200,33 @@ func rankZero(l *facts.Log) *facts.Proc {
 	return best
 }
 
+// mark records that the process entered ph at src, by the rules of
+// advance, whatever the times.
+func (pt *ProcTimeline) mark(ph Phase, src facts.Source) {
+	if n := len(pt.Marks); n > 0 && !nextPhase(pt.Marks[n-1].Phase, ph) {
+		return
+	}
+	pt.Marks = append(pt.Marks, Mark{Phase: ph, Src: src})
+}
+
+// nextPhase reports whether a process in phase cur moves on to ph: phases
+// move in log order, except that after serving only shutdown may follow (a
+// late KV-cache line is not a restart), a repeated marker of the current
+// phase extends it, and a KV-cache marker after capture is late news
+// (SGLang prints max_total_num_tokens and vLLM its KV cache size after
+// capture on some versions).
+func nextPhase(cur, ph Phase) bool {
+	switch {
+	case cur == ph, cur == PhaseShutdown, ph == PhaseLaunch:
+		return false
+	case cur == PhaseServing && ph != PhaseShutdown:
+		return false
+	case ph == PhaseKVCache && (cur == PhaseCUDAGraphCapture || cur == PhaseWarmup):
+		return false
+	}
+	return true
+}
+
 // advance moves the process into ph at event e. Phases move in log order,
 // with two exceptions: after serving only shutdown may follow (a late
 // KV-cache line is not a restart), and a repeated marker of the current phase
@@ -195,19 +235,7 @@ func (pt *ProcTimeline) advance(ph Phase, e *facts.LogEvent) {
 	n := len(pt.Spans)
 	if n > 0 {
 		cur := &pt.Spans[n-1]
-		if cur.Phase == ph {
-			return
-		}
-		if (cur.Phase == PhaseServing && ph != PhaseShutdown) || cur.Phase == PhaseShutdown {
-			return
-		}
-		// SGLang prints max_total_num_tokens and vLLM its KV cache size after
-		// capture on some versions: a KV-cache marker after capture is late
-		// news, not a new phase.
-		if ph == PhaseKVCache && (cur.Phase == PhaseCUDAGraphCapture || cur.Phase == PhaseWarmup) {
-			return
-		}
-		if ph == PhaseLaunch {
+		if !nextPhase(cur.Phase, ph) {
 			return
 		}
 		if cur.End.IsZero() {
@@ -283,6 +311,32 @@ func loadingPeers(l *facts.Log, drawer facts.Proc, line int) []facts.Proc {
 		out = append(out, begun[k])
 	}
 	return out
+}
+
+// markReadyAll is readyAll for the marks.
+func markReadyAll(l *facts.Log, byKey map[string]*ProcTimeline, order []string) {
+	var ready *facts.LogEvent
+	for _, e := range l.Events {
+		if e.Type == facts.EventReady {
+			ready = e
+			break
+		}
+	}
+	if ready == nil {
+		return
+	}
+	for _, k := range order {
+		pt := byKey[k]
+		n := len(pt.Marks)
+		if n == 0 {
+			continue
+		}
+		last := pt.Marks[n-1]
+		if last.Phase.Order() >= PhaseServing.Order() || last.Phase.Order() < PhasePostWeights.Order() || last.Src.Line > ready.Src.Line {
+			continue
+		}
+		pt.Marks = append(pt.Marks, Mark{Phase: PhaseServing, Src: ready.Src})
+	}
 }
 
 // readyAll moves every process of the log into serving at the ready line:

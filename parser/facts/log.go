@@ -262,12 +262,17 @@ const (
 	MaxOuterFrames = 8
 )
 
-// Frame is one `File "...", line N, in func` entry.
+// Frame is one `File "...", line N, in func` entry, with the source line
+// Python printed under it (the call that led deeper), when there was one.
 type Frame struct {
 	File string `json:"file"`
 	Line int    `json:"line"`
 	Func string `json:"func"`
+	Code string `json:"code,omitempty"`
 }
+
+// MaxCode bounds the source line kept per frame.
+const MaxCode = 200
 
 // ProgressBar is the last state of one tqdm bar.
 type ProgressBar struct {

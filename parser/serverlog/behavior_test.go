@@ -113,7 +113,7 @@ func TestTracebackVLLMInterleaved(t *testing.T) {
 	assert.Equal(t, 7, tb.EndLine)
 	assert.Equal(t, "ValueError", tb.Traceback.ExcType)
 	assert.Equal(t, "Selected backend AttentionBackendEnum.FLASHINFER is not valid for this configuration.\nReason: ['head_size not supported']", tb.Traceback.ExcMsg, "the message continues on lines that repeat the header")
-	assert.Equal(t, []facts.Frame{{File: "/v/core.py", Line: 5, Func: "run"}}, tb.Traceback.Frames)
+	assert.Equal(t, []facts.Frame{{File: "/v/core.py", Line: 5, Func: "run", Code: "self.x()"}}, tb.Traceback.Frames)
 	s := findSeries(l, facts.EventStatThroughput, "")
 	require.NotNil(t, s, "the API server's line in between is read as usual")
 	assert.Equal(t, 3.0, s.First.Values["waiting"])

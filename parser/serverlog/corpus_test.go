@@ -185,7 +185,7 @@ func TestCorpusSGLangGLM5(t *testing.T) {
 	assert.Equal(t, 932, crash.Src.Line)
 	assert.Equal(t, 987, crash.EndLine)
 	require.Len(t, crash.Traceback.Frames, facts.MaxFrames)
-	assert.Equal(t, facts.Frame{File: "/sgl-workspace/sglang/python/sglang/srt/models/deepseek_v2.py", Line: 2010, Func: "forward_absorb_fused_mla_rope_prepare"}, crash.Traceback.Frames[facts.MaxFrames-1])
+	assert.Equal(t, facts.Frame{File: "/sgl-workspace/sglang/python/sglang/srt/models/deepseek_v2.py", Line: 2010, Func: "forward_absorb_fused_mla_rope_prepare", Code: "attn_logits, _, kv_indptr, kv_indices, _, _, _ = ("}, crash.Traceback.Frames[facts.MaxFrames-1])
 	// Seven ranks raised (TP2 did not); every traceback is also a traceback event.
 	assert.Equal(t, 7, count(l, facts.EventSchedulerCrash))
 	assert.Equal(t, 7, count(l, facts.EventTraceback))
@@ -628,7 +628,7 @@ func TestCorpusH200OOM(t *testing.T) {
 	for _, tb := range tbs {
 		assert.Equal(t, "torch.OutOfMemoryError", tb.Traceback.ExcType)
 		assert.Zero(t, tb.Traceback.Chained)
-		assert.Equal(t, []facts.Frame{{File: "/srv/repro/oom.py", Line: 11, Func: "<module>"}}, tb.Traceback.Frames)
+		assert.Equal(t, []facts.Frame{{File: "/srv/repro/oom.py", Line: 11, Func: "<module>", Code: `more = torch.empty(int(free * 0.2), dtype=torch.uint8, device="cuda")`}}, tb.Traceback.Frames)
 	}
 	assert.Equal(t, 4, tbs[0].Src.Line)
 	assert.Equal(t, 8, tbs[0].EndLine)

@@ -117,7 +117,9 @@ func (p *parser) tbFeed(st *tbState, l *line, ps *procState) bool {
 			p.tbFrame(st, trim)
 		case len(trim) == 0:
 		case body[0] == ' ' || body[0] == '\t':
-			// source and caret lines
+			// source and caret lines: the source line is the call that led
+			// to the next frame (or that raised, under the last one).
+			p.tbCode(st, trim)
 		case bytes.HasPrefix(trim, tbHead):
 			// A new traceback before this one named its exception.
 			p.tbClose(st)
@@ -211,6 +213,36 @@ func (p *parser) tbFrame(st *tbState, b []byte) {
 		st.frames[(st.nf-facts.MaxOuterFrames)%len(st.frames)] = f
 	}
 	st.nf++
+}
+
+// tbCode keeps the source line under the last frame read.
+func (p *parser) tbCode(st *tbState, b []byte) {
+	if st.nf == 0 || isCaretLine(b) {
+		return
+	}
+	f := st.lastFrame()
+	if f.Code == "" {
+		f.Code = p.text(cutText(b, facts.MaxCode))
+	}
+}
+
+// isCaretLine reports Python 3.11's "~~~^^^^" markers under a source line.
+func isCaretLine(b []byte) bool {
+	for _, c := range b {
+		if c != '^' && c != '~' && c != ' ' {
+			return false
+		}
+	}
+	return true
+}
+
+// lastFrame is the frame read last.
+func (st *tbState) lastFrame() *facts.Frame {
+	i := st.nf - 1
+	if i < facts.MaxOuterFrames {
+		return &st.outer[i]
+	}
+	return &st.frames[(i-facts.MaxOuterFrames)%len(st.frames)]
 }
 
 // tbException reads the exception line "pkg.Type: message" that ends a part.

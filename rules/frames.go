@@ -1,0 +1,185 @@
+package rules
+
+import (
+	_ "embed"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/goccy/go-yaml"
+
+	"github.com/coroner-dev/coroner/parser/facts"
+)
+
+//go:embed catalog/frames.yaml
+var builtinFrames []byte
+
+// FrameMap says what a traceback's frames mean: the phase of the engine the
+// code runs in, and the library that owns it (catalog/frames.yaml).
+type FrameMap struct {
+	Phases    []FramePhase   `yaml:"phases"`
+	Libraries []FrameLibrary `yaml:"libraries"`
+
+	byFunc map[string][]int // function -> Phases entries naming it
+	any    []int            // Phases entries for every function of their files
+}
+
+// FramePhase places a frame in a phase: its function is one of Funcs ("*"
+// for any) and its file contains one of Files (any file when empty).
+type FramePhase struct {
+	Phase      Phase    `yaml:"phase"`
+	Funcs      []string `yaml:"funcs"`
+	Files      []string `yaml:"files"`
+	References []string `yaml:"references"`
+}
+
+// FrameLibrary names the library whose files contain one of Paths.
+type FrameLibrary struct {
+	Library    string   `yaml:"library"`
+	Paths      []string `yaml:"paths"`
+	References []string `yaml:"references"`
+}
+
+// BuiltinFrames returns the embedded frame map; tests validate it, so an
+// error here is a build defect.
+func BuiltinFrames() *FrameMap {
+	m, err := ParseFrames(builtinFrames, "catalog/frames.yaml")
+	if err != nil {
+		panic(err)
+	}
+	return m
+}
+
+// ParseFrames reads and checks a frame map.
+func ParseFrames(data []byte, file string) (*FrameMap, error) {
+	m := &FrameMap{}
+	if err := yaml.UnmarshalWithOptions(data, m, yaml.Strict()); err != nil {
+		return nil, fmt.Errorf("%s: %s", file, yaml.FormatError(err, false, false))
+	}
+	var errs []error
+	m.byFunc = map[string][]int{}
+	for i, e := range m.Phases {
+		if e.Phase.Order() < 0 {
+			errs = append(errs, fmt.Errorf("%s: phases[%d]: phase %q is not in the taxonomy", file, i, e.Phase))
+		}
+		if len(e.Funcs) == 0 {
+			errs = append(errs, fmt.Errorf("%s: phases[%d]: no funcs", file, i))
+		}
+		if len(e.References) == 0 {
+			errs = append(errs, fmt.Errorf("%s: phases[%d]: no references", file, i))
+		}
+		for _, f := range e.Funcs {
+			if f == "*" {
+				if len(e.Files) == 0 {
+					errs = append(errs, fmt.Errorf("%s: phases[%d]: funcs '*' needs files", file, i))
+				}
+				m.any = append(m.any, i)
+				continue
+			}
+			m.byFunc[f] = append(m.byFunc[f], i)
+		}
+	}
+	for i, l := range m.Libraries {
+		if l.Library == "" || len(l.Paths) == 0 || len(l.References) == 0 {
+			errs = append(errs, fmt.Errorf("%s: libraries[%d]: needs library, paths and references", file, i))
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return m, nil
+}
+
+func containsAnyOf(s string, subs []string) bool {
+	for _, x := range subs {
+		if strings.Contains(s, x) {
+			return true
+		}
+	}
+	return false
+}
+
+// FramePhaseOf returns the phase a frame runs in, if the map knows it. An
+// entry that names the function wins over one that takes every function of
+// a file.
+func (m *FrameMap) FramePhaseOf(f facts.Frame) (Phase, bool) {
+	file := strings.ReplaceAll(f.File, `\`, "/")
+	fn := f.Func
+	if k := strings.LastIndexByte(fn, '.'); k >= 0 {
+		fn = fn[k+1:] // "Worker.load_model" in py-spy or 3.11+ qualified names
+	}
+	for _, i := range m.byFunc[fn] {
+		if e := m.Phases[i]; len(e.Files) == 0 || containsAnyOf(file, e.Files) {
+			return e.Phase, true
+		}
+	}
+	for _, i := range m.any {
+		if containsAnyOf(file, m.Phases[i].Files) {
+			return m.Phases[i].Phase, true
+		}
+	}
+	return "", false
+}
+
+// LibraryOf returns the library that owns a frame's file, "" if none.
+func (m *FrameMap) LibraryOf(f facts.Frame) string {
+	file := strings.ReplaceAll(f.File, `\`, "/")
+	for _, l := range m.Libraries {
+		if containsAnyOf(file, l.Paths) {
+			return l.Library
+		}
+	}
+	return ""
+}
+
+// TracebackPhase returns the phase the innermost phase-bearing frame of tb
+// runs in, and that frame. The source line under a frame is the call that
+// led deeper, so the functions it calls are read as one frame further in
+// (a paste often stops at `self.init_memory_pool()`).
+func (m *FrameMap) TracebackPhase(tb *facts.Traceback) (Phase, facts.Frame, bool) {
+	for i := len(tb.Frames) - 1; i >= 0; i-- {
+		f := tb.Frames[i]
+		calls := calledNames(f.Code)
+		for j := len(calls) - 1; j >= 0; j-- {
+			g := facts.Frame{File: f.File, Func: calls[j], Line: f.Line, Code: f.Code}
+			if ph, ok := m.FramePhaseOf(g); ok {
+				return ph, g, true
+			}
+		}
+		if ph, ok := m.FramePhaseOf(f); ok {
+			return ph, f, true
+		}
+	}
+	return "", facts.Frame{}, false
+}
+
+// callRe finds "name(" in a line of Python.
+var callRe = regexp.MustCompile(`([A-Za-z_][A-Za-z0-9_]*)\s*\(`)
+
+// calledNames lists the functions a source line calls, in order.
+func calledNames(code string) []string {
+	if code == "" {
+		return nil
+	}
+	var out []string
+	for _, m := range callRe.FindAllStringSubmatch(code, 8) {
+		switch m[1] {
+		case "if", "for", "while", "return", "and", "or", "not", "in", "print", "len", "int", "str", "super", "isinstance", "getattr":
+			continue
+		}
+		out = append(out, m[1])
+	}
+	return out
+}
+
+// InnermostLibrary returns the library of the innermost frame some library
+// owns, and that frame.
+func (m *FrameMap) InnermostLibrary(tb *facts.Traceback) (string, facts.Frame, bool) {
+	for i := len(tb.Frames) - 1; i >= 0; i-- {
+		if lib := m.LibraryOf(tb.Frames[i]); lib != "" {
+			return lib, tb.Frames[i], true
+		}
+	}
+	return "", facts.Frame{}, false
+}

@@ -1,0 +1,85 @@
+package rules
+
+import (
+	"fmt"
+	"path"
+	"regexp"
+
+	"github.com/coroner-dev/coroner/parser/facts"
+)
+
+// Placement is where in the engine's life a failure happened, and what
+// placed it there: the frames of its traceback, a function its message
+// names, a signature that implies a phase, the frames of another rank's
+// traceback of the same cascade, or the last milestone logged before it.
+type Placement struct {
+	Phase Phase
+	// By is "frames", "message", "signature", "peer-frames" or "milestone".
+	By  string
+	Src facts.Source
+	// Why says it in words: "raised in capture_one_batch_size
+	// (cuda_graph_runner.py:485)".
+	Why string
+}
+
+// methodRe finds the engine method a worker names in its exception
+// ("Exception in worker VllmWorkerProcess while processing method
+// determine_num_available_blocks").
+var methodRe = regexp.MustCompile(`processing method ([A-Za-z_][A-Za-z0-9_]*)`)
+
+// PlaceFailure places a failure event of log l. Frames are the strongest
+// evidence (they say which code ran); a signature that implies a phase and
+// the milestone logged before the failure come next, the later of the two
+// in the engine's order winning (an NCCL error cannot come before launch,
+// and a process that logged its capture was capturing).
+func (idx *Index) PlaceFailure(l *facts.Log, e *facts.LogEvent) Placement {
+	if tb := e.Traceback; tb != nil {
+		if ph, f, ok := idx.Frames.TracebackPhase(tb); ok {
+			return Placement{Phase: ph, By: "frames", Src: e.Src, Why: fmt.Sprintf("raised in %s (%s:%d)", f.Func, path.Base(f.File), f.Line)}
+		}
+		if m := methodRe.FindStringSubmatch(tb.ExcMsg); m != nil {
+			if ph, ok := idx.Frames.FramePhaseOf(facts.Frame{Func: m[1], File: string(l.Engine) + "/"}); ok {
+				return Placement{Phase: ph, By: "message", Src: e.Src, Why: "raised while running " + m[1]}
+			}
+		}
+	}
+	if m := methodRe.FindStringSubmatch(e.Msg); m != nil {
+		if ph, ok := idx.Frames.FramePhaseOf(facts.Frame{Func: m[1], File: string(l.Engine) + "/"}); ok {
+			return Placement{Phase: ph, By: "message", Src: e.Src, Why: "raised while running " + m[1]}
+		}
+	}
+	var mile Placement
+	if l != nil {
+		if ph := idx.PhaseAt(l, e.Proc, e.Src.Line); ph != "" {
+			mile = Placement{Phase: ph, By: "milestone", Src: e.Src, Why: "the last phase logged before it"}
+		}
+	}
+	if sig, ok := idx.sigPhase(e); ok && !idx.Later(mile.Phase, sig.Phase) {
+		return sig
+	}
+	// Another rank's traceback of the same cascade may have kept the frames
+	// this one lost (a paste cut mid-stack, interleaved workers).
+	if l != nil && (mile.Phase == "" || mile.Phase == PhaseLaunch) {
+		for _, o := range idx.State.Failures {
+			if o == e || o.Traceback == nil || o.Src.File != e.Src.File {
+				continue
+			}
+			if ph, f, ok := idx.Frames.TracebackPhase(o.Traceback); ok {
+				return Placement{Phase: ph, By: "peer-frames", Src: o.Src,
+					Why: fmt.Sprintf("%s raised in %s (%s:%d) in the same failure", o.Proc.Key(), f.Func, path.Base(f.File), f.Line)}
+			}
+		}
+	}
+	return mile
+}
+
+// sigPhase is the phase a signature that matched the event implies.
+func (idx *Index) sigPhase(e *facts.LogEvent) (Placement, bool) {
+	for _, m := range idx.SigMatches {
+		if m.Event == e && m.Sig.Phase != "" {
+			return Placement{Phase: m.Sig.Phase, By: "signature", Src: m.Src,
+				Why: fmt.Sprintf("the error %q happens in %s", m.Sig.ID, m.Sig.Phase)}, true
+		}
+	}
+	return Placement{}, false
+}
