@@ -116,11 +116,11 @@ type parser struct {
 	bareTB     *tbState
 	warnCont   *procState // an open Python warning whose source line may follow
 
-	events  eventBuf
+	events eventBuf
 	// unmatched keeps the first and last lines nothing recognized, for the
 	// signature catalog and user packs.
 	unmatched lineBuf
-	barList []*barState // every bar, in order of appearance
+	barList   []*barState // every bar, in order of appearance
 	statReader
 	// pre is what the read-ahead goroutine made of the current line, nil
 	// when the input is read on this goroutine.
