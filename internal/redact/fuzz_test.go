@@ -17,6 +17,14 @@ func FuzzRedactKeepsStructure(f *testing.F) {
 		"gpu17:41170:41300 [0] NCCL INFO Using eth0:10.1.2.3<0> fe80::1ff:fe23:4567:890a\n",
 		"USER PID\nalice 1 /home/alice/x\n",
 		`{"api_key": "x\"y"}` + "\r\n",
+		"password: |\n  a\n  b\nx: 1\n",
+		"{\"api_keys\": [\n \"a\",\n]}\n",
+		"export DB_PASSWORD=\"a\nb\" c\n",
+		"serve --api-key \\\n  v \\\n",
+		"- name: HF_TOKEN\n  value: x\n",
+		"postgres://u:p/w@d@h:1/x?token=t&sig=s#f https://hooks.slack.com/services/T/B/X\n",
+		"Cookie: a=1; b=2\r\nAuthorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJl\n",
+		"mail a.b@example.org C:\\Users\\bob /data/users/eve head.cluster.internal\n",
 	} {
 		f.Add([]byte(s), false)
 		f.Add([]byte(s), true)

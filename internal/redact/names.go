@@ -1,7 +1,6 @@
 package redact
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -14,28 +13,26 @@ import (
 )
 
 // Learn reads one file of the bundle for host names, user names and IP
-// addresses (with Hosts; otherwise it only drains src). Learn every file
+// addresses (with Hosts; otherwise it reads nothing). Learn every file
 // before the first NewStream: a name is then replaced in every file, not
 // only in those after the one it was learned from.
 func (r *Redactor) Learn(src io.Reader) error {
-	br := bufio.NewReaderSize(src, MaxLine)
+	if !r.opts.Hosts {
+		return nil
+	}
+	ls := lines{src: src}
 	var lower []byte
 	userCol := -1 // the column of user names in a ps or top listing
 	for {
-		line, err := br.ReadSlice('\n')
-		if len(line) > 0 && r.opts.Hosts {
-			lower = asciiLower(lower[:0], line)
-			userCol = r.learnLine(line, lower, userCol)
-		}
+		line, err := ls.next()
 		if err != nil {
-			if errors.Is(err, bufio.ErrBufferFull) {
-				continue
-			}
 			if errors.Is(err, io.EOF) {
 				return nil
 			}
 			return err
 		}
+		lower = asciiLower(lower[:0], line)
+		userCol = r.learnLine(line, lower, userCol)
 	}
 }
 

@@ -501,32 +501,23 @@ const cutWindow = 64 << 10
 
 // NewReader returns a reader of src with s applied to every line.
 func NewReader(src io.Reader, s *Stream) io.Reader {
-	return &reader{src: src, s: s, buf: make([]byte, 0, MaxLine+256<<10)}
+	return &reader{lines: lines{src: src}, s: s}
 }
 
-// reader yields src line by line, each redacted. buf[off:] is what was
-// read and not yet redacted, with no newline in its first seen bytes; out
-// is the redacted piece being handed out.
+// reader yields src line by line, each redacted; out is the redacted
+// piece being handed out.
 type reader struct {
-	src     io.Reader
+	lines
 	s       *Stream
-	buf     []byte
-	off     int
-	seen    int
 	out     []byte
 	pending []byte
-	err     error
 }
 
 func (r *reader) Read(p []byte) (int, error) {
 	for len(r.pending) == 0 {
-		line := r.next()
-		if line == nil {
-			if r.err != nil {
-				return 0, r.err
-			}
-			r.fill()
-			continue
+		line, err := r.next()
+		if err != nil {
+			return 0, err
 		}
 		r.out = append(r.out[:0], line...)
 		r.s.Line(r.out)
@@ -537,43 +528,66 @@ func (r *reader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// next takes the next line, or piece of a long line, off buf; nil when buf
-// needs more.
-func (r *reader) next() []byte {
-	data := r.buf[r.off:]
-	take := func(n int) []byte {
-		r.off += n
-		r.seen = 0
-		return data[:n]
-	}
-	if i := bytes.IndexByte(data[r.seen:min(len(data), MaxLine)], '\n'); i >= 0 {
-		return take(r.seen + i + 1)
-	}
-	r.seen = min(len(data), MaxLine)
-	switch {
-	case len(data) >= MaxLine:
-		cut := MaxLine
-		if k := bytes.LastIndexAny(data[MaxLine-cutWindow:MaxLine], " \t"); k >= 0 {
-			cut = MaxLine - cutWindow + k + 1
+// lines splits a stream into lines, and a line longer than MaxLine into
+// pieces. Its buffer grows with the longest line, up to MaxLine and a
+// read: a small file costs a small buffer.
+type lines struct {
+	src io.Reader
+	buf []byte // buf[off:] is read and not yet handed out
+	off int
+	// seen is how much of buf[off:] is known to hold no newline.
+	seen int
+	err  error
+}
+
+// next returns the next line or piece, valid until the next call, or the
+// source's error (io.EOF at its end) once everything was handed out.
+func (l *lines) next() ([]byte, error) {
+	for {
+		data := l.buf[l.off:]
+		if i := bytes.IndexByte(data[l.seen:min(len(data), MaxLine)], '\n'); i >= 0 {
+			return l.take(l.seen + i + 1), nil
 		}
-		return take(cut)
-	case r.err != nil && len(data) > 0:
-		return take(len(data))
+		l.seen = min(len(data), MaxLine)
+		switch {
+		case len(data) >= MaxLine:
+			cut := MaxLine
+			if k := bytes.LastIndexAny(data[MaxLine-cutWindow:MaxLine], " \t"); k >= 0 {
+				cut = MaxLine - cutWindow + k + 1
+			}
+			return l.take(cut), nil
+		case l.err != nil && len(data) > 0:
+			return l.take(len(data)), nil
+		case l.err != nil:
+			return nil, l.err
+		}
+		l.fill()
 	}
-	return nil
+}
+
+func (l *lines) take(n int) []byte {
+	b := l.buf[l.off : l.off+n]
+	l.off += n
+	l.seen = 0
+	return b
 }
 
 // fill reads more of src into buf, after moving what is left to its
-// start.
-func (r *reader) fill() {
-	if r.off > 0 {
-		n := copy(r.buf, r.buf[r.off:])
-		r.buf, r.off = r.buf[:n], 0
+// start and growing it when it is full.
+func (l *lines) fill() {
+	if l.off > 0 {
+		n := copy(l.buf, l.buf[l.off:])
+		l.buf, l.off = l.buf[:n], 0
 	}
-	n, err := r.src.Read(r.buf[len(r.buf):cap(r.buf)])
-	r.buf = r.buf[:len(r.buf)+n]
+	if cap(l.buf)-len(l.buf) < 4<<10 {
+		nb := make([]byte, len(l.buf), min(max(2*cap(l.buf), 32<<10), MaxLine+256<<10))
+		copy(nb, l.buf)
+		l.buf = nb
+	}
+	n, err := l.src.Read(l.buf[len(l.buf):cap(l.buf)])
+	l.buf = l.buf[:len(l.buf)+n]
 	if err != nil {
-		r.err = err
+		l.err = err
 	}
 }
 

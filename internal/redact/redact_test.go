@@ -3,11 +3,15 @@ package redact
 import (
 	"bytes"
 	"io"
+	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/coroner-dev/coroner/internal/redact/redacttest"
 )
 
 // maskOf is what a secret becomes: its first keep bytes, then one mask byte
@@ -56,6 +60,49 @@ func TestSecrets(t *testing.T) {
 		{"slack token", "SLACK=xoxb-123456789012-abcdefABCDEF", "xoxb-123456789012-abcdefABCDEF", 5, "slack-token"},
 		{"x-api-key header", "X-Api-Key: k3y-abcdef", "k3y-abcdef", 0, "header"},
 		{"jwt", "token eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U", 3, "jwt"},
+		// Issue 19: names ending in a secret word.
+		{"admin_api_key in a dump", "ServerArgs(admin_api_key='adm-key-123', port=1)", "adm-key-123", 0, "credential"},
+		{"ssl_keyfile_password", "ssl_keyfile_password='pw with space'", "pw with space", 0, "credential"},
+		{"wandb_api_key", `{"wandb_api_key": "0123456789abcdef"}`, "0123456789abcdef", 0, "credential"},
+		{"db_password in YAML", "  db_password: hunter2", "hunter2", 0, "credential"},
+		{"redis_password", "redis_password=r3d1s", "r3d1s", 0, "credential"},
+		{"MYSQL_PWD", "MYSQL_PWD=s3cr3t", "s3cr3t", 0, "credential"},
+		{"TOKEN alone", "TOKEN=abc123def", "abc123def", 0, "credential"},
+		{"camelCase name", "apiKey: 'camel-key-1'", "camel-key-1", 0, "credential"},
+		{"dotted name", "spring.datasource.password=sp-pw-1", "sp-pw-1", 0, "credential"},
+		// A value masked whole, whatever it holds.
+		{"specials in a value", "DB_PASSWORD=Xy,9;Qw)e", "Xy,9;Qw)e", 0, "credential"},
+		{"exported, quoted, spaces", `export DB_PASSWORD="a b c"`, "a b c", 0, "credential"},
+		{"single quotes and specials", "password='x, y; z)'", "x, y; z)", 0, "credential"},
+		{"YAML comment stays", "redis_password: r3d1s, x # rotated", "r3d1s, x", 0, "credential"},
+		{"INI with spaces", "password = two words", "two words", 0, "credential"},
+		{"systemd Environment", `Environment="API_KEY=sd-key-1"`, "sd-key-1", 0, "credential"},
+		{"Dockerfile ENV", "ENV HF_TOKEN dock-tok-1", "dock-tok-1", 0, "credential"},
+		{"netrc", "machine h login u password n3trc", "n3trc", 0, "credential"},
+		// Headers.
+		{"cookie", "Cookie: a=1; sid=abc", "a=1; sid=abc", 0, "header"},
+		{"set-cookie", "Set-Cookie: sid=abc; Path=/", "sid=abc; Path=/", 0, "header"},
+		{"basic", "Authorization: Basic dXNlcjpwYXNz", "dXNlcjpwYXNz", 0, "header"},
+		{"quoted header in curl", `curl -H "X-Auth-Token: tok-9876" http://h`, "tok-9876", 0, "header"},
+		{"subscription key", "Ocp-Apim-Subscription-Key: sub-1234", "sub-1234", 0, "header"},
+		{"curl -u", "curl -u admin:pa55 https://h", "pa55", 0, "credential"},
+		// URLs.
+		{"password with / and @", "postgres://app:pa/ss@w0rd@db:5432/x", "pa/ss@w0rd", 0, "url-userinfo"},
+		{"no user", "redis://:r3d1s@cache:6379", "r3d1s", 0, "url-userinfo"},
+		{"token as userinfo", "https://ghp_0123456789abcdefghijABCDEFGHIJ012345@github.com/o/r", "ghp_0123456789abcdefghijABCDEFGHIJ012345", 4, "github-token"},
+		{"?token=", "GET /v1?token=qt-1&limit=5", "qt-1", 0, "query-credential"},
+		{"&sig=", "https://a.blob.core.windows.net/c?sv=2022&sig=s1g%2B&se=1", "s1g%2B", 0, "query-credential"},
+		{"?api_key=", "https://h/x?api_key=ak-1#frag", "ak-1", 0, "query-credential"},
+		{"Slack webhook", "https://hooks.slack.com/services/T000/B000/abcdefXYZ", "T000/B000/abcdefXYZ", 0, "webhook-url"},
+		{"Azure account key", "DefaultEndpointsProtocol=https;AccountName=a;AccountKey=Zm9v+/YmFy==;EndpointSuffix=core.windows.net", "Zm9v+/YmFy==", 0, "credential"},
+		// Token shapes.
+		{"gitlab", "push with glpat-0123456789abcdefghij", "glpat-0123456789abcdefghij", 6, "gitlab-token"},
+		{"google", "key AIzaSyA0123456789abcdefghijklmnopqrstuv", "AIzaSyA0123456789abcdefghijklmnopqrstuv", 4, "google-api-key"},
+		{"nvidia", "ngc nvapi-0123456789abcdefghijklmnopqrstuvwxyzABCD", "nvapi-0123456789abcdefghijklmnopqrstuvwxyzABCD", 6, "nvidia-api-key"},
+		{"stripe", "sk_live_0123456789abcdefghijklmn", "sk_live_0123456789abcdefghijklmn", 8, "stripe-key"},
+		// Entropy under a weak name.
+		{"opaque cache key", "cache_key: 3f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c", "3f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c", 0, "credential"},
+		{"opaque torch key", "--torch-key=NubfEjenZrynrUqFcsgGmGHjQT7e7KRfEnrVWxHzIQg=", "NubfEjenZrynrUqFcsgGmGHjQT7e7KRfEnrVWxHzIQg=", 0, "credential"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -85,6 +132,24 @@ func TestNotSecrets(t *testing.T) {
 		"Loading safetensors checkpoint shards: 100% Completed | 64/64 [05:12<00:00,  4.88s/it]",
 		"https://huggingface.co/moonshotai/Kimi-K2.5/resolve/main/config.json",
 		"task-abcdefghijklmnopqrstuvwxyz0123",
+		// Names that merely contain a secret word, or end in one used by
+		// tokenizers and counters.
+		"max_total_num_tokens=123456, num_speculative_tokens=3, tokenizer_path=/m/tok",
+		"#new-token: 7, #cached-token: 0, #pending-token: 0, #full token: 181, token usage: 0.01",
+		`"eos_token": "</s>", "pad_token": "[PAD]", "bos_token": {"content": "<s>", "lstrip": false}`,
+		"password_file=/run/secrets/db, passwordless: true, require_password: false",
+		"PWD=/home/x/run OLDPWD=/tmp",
+		"cache_key: timestamp, sort_key: name",
+		"ssl_keyfile: /etc/ssl/key.pem, ssl_certfile: /etc/ssl/cert.pem",
+		"  --max-num-batched-tokens 8192 --num-lookahead-tokens 4",
+		// Bearer and flags without a secret after them.
+		"Bearer authentication is required",
+		"python -u -m sglang.launch_server, sudo -u alice ls, docker run -u 1000:1000 img",
+		// URLs that hold no userinfo.
+		"https://host:8080/path/@user and https://example.com/a@b",
+		"ssh://git@github.com/org/repo.git",
+		// Placeholders.
+		"api_key: ${API_KEY}, password: <your-password>, token: ***, secret: '', credential: %CRED%",
 	}
 	for _, l := range lines {
 		r := New(Options{})
@@ -189,4 +254,167 @@ func TestHostsInDF(t *testing.T) {
 	require.NoError(t, r.Learn(strings.NewReader(df)))
 	out := r.String(strings.Split(df, "\n")[1], nil)
 	assert.Equal(t, "host000001:/export/models nfs4  104857600 52428800  52428800  50% /models", out)
+}
+
+// redactAll runs a text through one stream, as a file is.
+func redactAll(t *testing.T, r *Redactor, in string) (string, Counts) {
+	t.Helper()
+	s := r.NewStream()
+	out, err := io.ReadAll(NewReader(strings.NewReader(in), s))
+	require.NoError(t, err)
+	require.Len(t, out, len(in))
+	require.Equal(t, strings.Count(in, "\n"), bytes.Count(out, []byte("\n")))
+	return string(out), s.Counts()
+}
+
+// TestContinuations: a value that goes on over the next lines is masked on
+// all of them, and masking stops where the value does.
+func TestContinuations(t *testing.T) {
+	tests := []struct {
+		name, in, want string
+	}{
+		{"YAML block scalar", "password: |\n  line one\n  line two\nport: 1\n",
+			"password: |\n  **** ***\n  **** ***\nport: 1\n"},
+		{"YAML folded, chomped", "  token: >-\n    folded-tok\n  next: visible\n",
+			"  token: >-\n    **********\n  next: visible\n"},
+		{"YAML list under a secret key", "api_keys:\n  - key-one\n  - key-two\nother: visible\n",
+			"api_keys:\n  - *******\n  - *******\nother: visible\n"},
+		{"YAML list at the key's indentation", "secrets:\n- key-one\nother: visible\n",
+			"secrets:\n- *******\nother: visible\n"},
+		{"YAML value on the next line", "password:\n  hunter2\nx: 1\n", "password:\n  *******\nx: 1\n"},
+		{"JSON value on the next line", "{\n \"token\":\n   \"xyz\"}\n", "{\n \"token\":\n   \"***\"}\n"},
+		{"JSON list over lines", "{\"api_keys\": [\n  \"k1\",\n  \"k2\"\n], \"port\": 1}\n",
+			"{\"api_keys\": [\n  \"**\",\n  \"**\"\n], \"port\": 1}\n"},
+		{"quoted over lines", "export DB_PASSWORD=\"first\nsecond\" rest\n", "export DB_PASSWORD=\"*****\n******\" rest\n"},
+		{"Python triple quotes", "password = \"\"\"a\nb\"\"\"\nx = 1\n", "password = \"\"\"*\n*\"\"\"\nx = 1\n"},
+		{"flag value after a backslash", "serve --api-key \\\n    secret-value \\\n  --port 1\n",
+			"serve --api-key \\\n    ************ \\\n  --port 1\n"},
+		{"Kubernetes name and value", "- name: HF_TOKEN\n  value: abc123xyz\n- name: LOG_LEVEL\n  value: info\n",
+			"- name: HF_TOKEN\n  value: *********\n- name: LOG_LEVEL\n  value: info\n"},
+		{"key block", "-----BEGIN EC PRIVATE KEY-----\nMHcCAQEE\nAwEHoUQD\n-----END EC PRIVATE KEY-----\nafter\n",
+			"-----BEGIN EC PRIVATE KEY-----\n********\n********\n-----END EC PRIVATE KEY-----\nafter\n"},
+		{"key block cut short ends at text", "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIB\n[2026-01-01] server started\n",
+			"-----BEGIN RSA PRIVATE KEY-----\n********\n[2026-01-01] server started\n"},
+		// An unclosed quote in a log line masks to the line's end only: a
+		// cut log line must not hide the lines after it.
+		{"unclosed quote in a log line", "[t] api_key='abc\n[t] next line\n", "[t] api_key='***\n[t] next line\n"},
+		// A certificate is not a secret.
+		{"certificate", "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n",
+			"-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, _ := redactAll(t, New(Options{}), tc.in)
+			assert.Equal(t, tc.want, got)
+		})
+	}
+}
+
+// TestLongLines: a line longer than MaxLine is redacted in pieces cut
+// after white space, so a name and its value stay together; a value cut
+// where there is none is masked on in the next piece.
+func TestLongLines(t *testing.T) {
+	pad := strings.Repeat("word ", (MaxLine-10)/5)
+	in := pad + "api_key=abcdefgh012345 tail\n"
+	got, c := redactAll(t, New(Options{}), in)
+	assert.True(t, strings.HasSuffix(got, "api_key=************** tail\n"), got[len(got)-40:])
+	assert.Equal(t, Counts{"credential": 1}, c)
+
+	value := strings.Repeat("v", MaxLine+100)
+	in = "[t] api_key=" + value + " after\n"
+	got, _ = redactAll(t, New(Options{}), in)
+	assert.True(t, got == "[t] api_key="+strings.Repeat("*", len(value))+" after\n", "a value across two pieces is masked in both")
+}
+
+func TestPath(t *testing.T) {
+	r := New(Options{})
+	c := Counts{}
+	got := r.Path("secrets/HF_TOKEN=hf_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789/run.log", c)
+	assert.Equal(t, "secrets/HF_TOKEN=hf_************************************/run.log", got)
+	assert.Equal(t, Counts{"hf-token": 1}, c)
+	assert.Equal(t, `C:\runs\api_key=*****\x.log`, r.Path(`C:\runs\api_key=abcde\x.log`, nil))
+}
+
+// TestHostsPathsAndMail: users in home directories of every form, e-mail
+// addresses and names in internal domains get pseudonyms with
+// --redact-hosts; a service account's address stays.
+func TestHostsPathsAndMail(t *testing.T) {
+	in := "model at /data/users/bobsmith/llama and C:\\Users\\erinq\\cache and {\"home\": \"C:\\\\Users\\\\carolw\\\\m\"}\n" +
+		"mail dave.jones@example.org, again dave.jones@example.org, clone git@github.com:o/r\n" +
+		"head at head01.cluster.internal, logs in /srv/rack7.corp/x\n"
+	r := New(Options{Hosts: true})
+	require.NoError(t, r.Learn(strings.NewReader(in)))
+	got, c := redactAll(t, r, in)
+	for _, leaked := range []string{"bobsmith", "erinq", "carolw", "dave.jones", "example.org", "head01", "rack7.corp"} {
+		assert.NotContains(t, got, leaked)
+	}
+	assert.Contains(t, got, "git@github.com")
+	assert.Equal(t, 2, strings.Count(got, "mail000001@xxxxxxx.org"), got)
+	assert.Equal(t, 2, c["email"])
+	assert.Equal(t, 3, c["user"])
+}
+
+func TestSecretWordPolicy(t *testing.T) {
+	for _, tc := range []struct {
+		name, value string
+		secret      bool
+	}{
+		{"HF_TOKEN", "hf_x", true},
+		{"admin_api_key", "k", true},
+		{"--ssl-keyfile-password", "p", true},
+		{"X-API-Key", "k", true},
+		{"MYSQL_PWD", "p", true},
+		{"PWD", "/home/x", false},
+		{"tokenizer_path", "/m", false},
+		{"max_total_tokens", "4096", false},
+		{"eos_token", "</s>", false},
+		{"hf_token", "None", false},
+		{"auth_token", "1234", false}, // a number is no token
+		{"password", "1234", true},    // but is a password
+		{"cache_key", "ts", false},
+		{"cache_key", "3f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c", true},
+		{"NCCL_IB_PKEY", "0", false},
+		{"TOKENIZERS_PARALLELISM", "false", false},
+		{"password_file", "/run/x", false},
+	} {
+		assert.Equal(t, tc.secret, SecretValue(tc.name, tc.value), "%s=%s", tc.name, tc.value)
+	}
+	assert.True(t, IsSecretName("cache_key"), "a weak name may hold a secret")
+	assert.False(t, IsSecretName("tokenizer"))
+}
+
+// TestRedactionIsLinear is the regression test of issue 18: text built
+// around what the redactor looks for took the regexp redactor 20 s to
+// over 120 s for a few MB (0.04 to 0.7 MB/s, against 200 MB/s on a log).
+// Each such input must now cost at most 20 times a server log of the same
+// size, timed in the same run so that a busy machine slows both (the worst
+// is 3 to 5 times on the development machine).
+func TestRedactionIsLinear(t *testing.T) {
+	if testing.Short() {
+		t.Skip("times 1 MB inputs")
+	}
+	one, err := os.ReadFile("../../fixtures/seed/flashinfer-sm120-hang/server.log")
+	require.NoError(t, err)
+	log := bytes.Repeat(one, 1<<20/len(one))
+	timeOf := func(data []byte, hosts bool) time.Duration {
+		best := time.Duration(1 << 62)
+		for range 3 {
+			r := New(Options{Hosts: hosts})
+			start := time.Now()
+			require.NoError(t, r.Learn(bytes.NewReader(data)))
+			n, err := io.Copy(io.Discard, NewReader(bytes.NewReader(data), r.NewStream()))
+			require.NoError(t, err)
+			require.EqualValues(t, len(data), n)
+			best = min(best, time.Since(start))
+		}
+		return best
+	}
+	for _, hosts := range []bool{false, true} {
+		base := timeOf(log, hosts)
+		for _, in := range redacttest.AdversarialInputs(1 << 20) {
+			d := timeOf(in.Data, hosts)
+			ratio := float64(d) / float64(base) * float64(len(log)) / float64(len(in.Data))
+			assert.Less(t, ratio, 20.0, "%s (hosts %v): %v, %.1f times a log's %v", in.Name, hosts, d, ratio, base)
+		}
+	}
 }

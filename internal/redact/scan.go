@@ -279,6 +279,8 @@ func (s *Stream) lineLevel(b []byte, i int, quote byte, lineStart bool) (bool, i
 		pre = pre[:len(pre)-1] // a quoted key: "password": ...
 	}
 	pre = bytes.TrimRight(pre, " \t")
+	// {"api_keys": [ opens a JSON object on the name's line.
+	pre = bytes.TrimLeft(pre, "{[( \t")
 	switch string(pre) {
 	case "", "export", "declare -x", "declare -rx", "typeset -x", "readonly", "local", "set", "-", "ENV", "ARG",
 		"Environment=", "setenv", "env":
