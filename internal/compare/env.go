@@ -5,15 +5,13 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/coroner-dev/coroner/internal/redact"
 	"github.com/coroner-dev/coroner/parser/facts"
 )
 
 // envPrefixes are the variables that change how the engines, PyTorch, CUDA
 // and NCCL behave.
 var envPrefixes = []string{"NCCL_", "CUDA_", "VLLM_", "SGLANG_", "PYTORCH_", "TORCH_", "TORCHINDUCTOR_"}
-
-// secretWords mark variables whose values are not shown.
-var secretWords = []string{"KEY", "TOKEN", "SECRET", "PASSWORD", "CREDENTIAL"}
 
 // EnvRow is an environment variable that differs.
 type EnvRow struct {
@@ -39,7 +37,9 @@ func runEnv(r Run) map[string]*EnvValue {
 			continue
 		}
 		v := &EnvValue{Value: e.Value, From: e.From, Ref: refOf(e.Src)}
-		if secret(e.Name) {
+		// The policy of internal/redact, the one a bundle's redaction
+		// follows: TOKENIZERS_PARALLELISM is shown, HF_TOKEN is not.
+		if redact.Conceal(e.Name, e.Value) {
 			v.Value = "(set, not shown)"
 		}
 		if cur, ok := out[e.Name]; !ok || envFromRank[e.From] < envFromRank[cur.From] {
@@ -52,15 +52,6 @@ func runEnv(r Run) map[string]*EnvValue {
 func tracked(name string) bool {
 	for _, p := range envPrefixes {
 		if strings.HasPrefix(name, p) {
-			return true
-		}
-	}
-	return false
-}
-
-func secret(name string) bool {
-	for _, w := range secretWords {
-		if strings.Contains(name, w) {
 			return true
 		}
 	}

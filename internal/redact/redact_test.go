@@ -379,8 +379,14 @@ func TestSecretWordPolicy(t *testing.T) {
 	} {
 		assert.Equal(t, tc.secret, SecretValue(tc.name, tc.value), "%s=%s", tc.name, tc.value)
 	}
-	assert.True(t, IsSecretName("cache_key"), "a weak name may hold a secret")
+	assert.True(t, IsSecretName("HF_TOKEN"))
+	assert.False(t, IsSecretName("cache_key"), "a name that only may hold a secret")
+	assert.False(t, IsSecretName("--max-num-batched-tokens"))
 	assert.False(t, IsSecretName("tokenizer"))
+	assert.True(t, Conceal("HF_TOKEN", "$HF_TOKEN"), "a report hides a placeholder under a sure name")
+	assert.False(t, Conceal("HF_TOKEN", ""))
+	assert.False(t, Conceal("max_num_batched_tokens", "8192"))
+	assert.True(t, Conceal("cache_key", "3f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c"))
 }
 
 // TestRedactionIsLinear is the regression test of issue 18: text built

@@ -32,7 +32,7 @@ func isPlaceholder(v []byte) bool {
 		bytes.HasPrefix(v, []byte("{{")) && bytes.HasSuffix(v, []byte("}}")):
 		return true
 	}
-	if allByte(v, 'x') || allByte(v, 'X') {
+	if len(v) >= 3 && (allByte(v, 'x') || allByte(v, 'X')) {
 		return true
 	}
 	return alreadyMasked(v)

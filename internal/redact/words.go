@@ -233,20 +233,31 @@ func hasAnySuffix(s []byte, suffixes []string) bool {
 }
 
 // IsSecretName reports a name (a variable, flag, setting or header, any
-// case and separator) whose values may be secrets: api_key, HF_TOKEN,
-// --ssl-keyfile-password, X-API-Key, also cache_key, whose values are
-// secrets only when they look like one. SecretValue decides for a value.
+// case and separator) that holds a secret whatever its value looks like:
+// api_key, HF_TOKEN, --ssl-keyfile-password, X-API-Key, MYSQL_PWD. A name
+// that only may hold one (cache_key, max_num_batched_tokens) is not:
+// SecretValue decides for its value.
 func IsSecretName(name string) bool {
-	return classify([]byte(name), false) != notSecret
+	return classify([]byte(name), false) >= strongText
 }
 
-// SecretValue reports whether value, found under name, is to be hidden:
-// always under a strong name (password, api_key), unless it is a
-// placeholder (None, "", $VAR, <token>); under a weak one (cache_key,
-// max_tokens) only when it looks like a secret by its shape: a known
+// SecretValue reports whether value, found under name, is a secret, as a
+// bundle's redaction decides: under a sure name (password, api_key) any
+// value but a placeholder (None, "", $VAR, <token>) and, for names of
+// tokens and keys, a number; under a name that may hold one (cache_key,
+// max_tokens) only a value that looks like a secret by its shape: a known
 // token's prefix, or long, opaque and of high entropy.
 func SecretValue(name, value string) bool {
 	return hides(classify([]byte(name), false), []byte(value))
+}
+
+// Conceal reports whether a report may not show value under name: any
+// value but the empty one under a sure name (a placeholder too: a report
+// has no need of it), and a secret-looking one under a name that may hold
+// one. The parsers and the run comparison ask it, so that what a report
+// hides and what a bundle masks follow one policy.
+func Conceal(name, value string) bool {
+	return value != "" && (IsSecretName(name) || SecretValue(name, value))
 }
 
 // hides applies a name's strength to its value.

@@ -5,9 +5,10 @@
 // script, `docker run`), and system descriptions (uname, os-release,
 // lsb_release, tool version lines).
 //
-// Secret values never reach the facts: variables and flags named like a
-// token, key, secret or password, credentials inside URLs and Hugging Face
-// or OpenAI style tokens are replaced by "<redacted>".
+// Secret values never reach the facts: values of variables and flags
+// whose names end in a secret word (internal/redact's policy, the one a
+// bundle's redaction follows), credentials inside URLs and Hugging Face or
+// OpenAI style tokens are replaced by "<redacted>".
 package envinfo
 
 import (
@@ -15,6 +16,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/coroner-dev/coroner/internal/redact"
 	"github.com/coroner-dev/coroner/parser/facts"
 	"github.com/coroner-dev/coroner/parser/textio"
 )
@@ -82,24 +84,13 @@ func headLines(head []byte, max int) []string {
 	return out
 }
 
-// secretWords mark a variable or flag whose value must not be kept.
-var secretWords = []string{"TOKEN", "KEY", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "COOKIE", "PRIVATE"}
-
 // IsSecretName reports a name (env var or flag, any case) that holds a
-// secret. Words are matched at the end of a name's parts (HF_TOKEN, APIKEY,
-// --api-key), not anywhere: tokenizer_path, max_total_tokens and
-// num_draft_tokens are settings, not secrets.
+// secret. The policy is internal/redact's, the one a bundle's redaction
+// follows: a name ending in a secret word (HF_TOKEN, APIKEY, --api-key,
+// MYSQL_PWD), not one merely holding it (tokenizer_path, max_total_tokens,
+// num_draft_tokens are settings, not secrets).
 func IsSecretName(name string) bool {
-	u := strings.ToUpper(name)
-	parts := strings.FieldsFunc(u, func(r rune) bool { return !(r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') })
-	for _, part := range parts {
-		for _, w := range secretWords {
-			if strings.HasSuffix(part, w) || strings.HasSuffix(part, w+"S") && w == "CREDENTIAL" {
-				return true
-			}
-		}
-	}
-	return false
+	return redact.IsSecretName(name)
 }
 
 var (
@@ -110,7 +101,7 @@ var (
 
 // Redact returns value as it may be kept for a variable or flag named name.
 func Redact(name, value string) string {
-	if IsSecretName(name) && value != "" {
+	if redact.Conceal(name, value) {
 		return Redacted
 	}
 	return RedactValue(value)

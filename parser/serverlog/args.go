@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/coroner-dev/coroner/internal/redact"
 	"github.com/coroner-dev/coroner/parser/facts"
 )
 
@@ -181,20 +182,13 @@ func settingText(v []byte) string {
 	return string(v)
 }
 
-// secret reports keys whose values must not be kept: API keys, tokens,
-// passwords. "tokenizer_path" and "max_total_tokens" are not secrets.
-func secret(key string) bool {
-	k := strings.ToLower(key)
-	if k == "api_key" || strings.HasSuffix(k, "_api_key") || strings.HasSuffix(k, "-api-key") || k == "api-key" {
-		return true
-	}
-	for _, part := range strings.FieldsFunc(k, func(r rune) bool { return r == '_' || r == '-' }) {
-		switch part {
-		case "token", "secret", "password", "passwd", "credential", "credentials", "apikey":
-			return true
-		}
-	}
-	return false
+// secret reports a setting whose value must not be kept: the policy is
+// internal/redact's, the one a bundle's redaction follows (api_key,
+// admin_api_key, ssl_keyfile_password, hf_token; a cache_key only when its
+// value looks like a key). "tokenizer_path" and "max_total_tokens" are not
+// secrets.
+func secret(key, value string) bool {
+	return redact.Conceal(key, value)
 }
 
 // argsDump records a settings dump (SGLang's server_args=ServerArgs(...),
@@ -221,7 +215,7 @@ func (p *parser) argsDump(ps *procState, lvl facts.Level, line, dump []byte, fro
 		if p.bad {
 			text = strings.ToValidUTF8(text, "\uFFFD")
 		}
-		if secret(k) && text != "True" && text != "False" {
+		if text != "True" && text != "False" && (redact.IsSecretName(k) || secret(k, text)) {
 			if text == "None" || text == "" {
 				f[k] = false
 			} else {
@@ -278,7 +272,7 @@ func (p *parser) cmdline(ps *procState, b []byte) *facts.LogEvent {
 	f := map[string]any{}
 	src := facts.Source{File: p.in.Path, Line: p.lineNo}
 	add := func(k, v string) {
-		if secret(k) && v != "true" {
+		if v != "true" && secret(k, v) {
 			v = redacted
 		}
 		k, v = strings.ToValidUTF8(k, "\uFFFD"), strings.ToValidUTF8(v, "\uFFFD")

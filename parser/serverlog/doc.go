@@ -66,10 +66,11 @@
 //   - Settings: ServerArgs, non-default args and args: Namespace(...) become
 //     one event with every key and one facts.Setting per key. None values are
 //     absent from the event's fields and kept as "None" in the setting.
-//     Values of secret keys (api_key, *_api_key, and keys with a part
-//     "token", "secret", "password" or "credential(s)" that are not flags)
-//     are "<set>" (an absent or None API key is false); the event's message
-//     names the dump, it never copies it.
+//     Values of secret keys, by internal/redact's policy (a name ending in a
+//     secret word: api_key, admin_api_key, ssl_keyfile_password, hf_token;
+//     a cache_key only when its value looks like a key), are "<set>" (an
+//     absent or None API key is false); the event's message names the dump,
+//     it never copies it.
 //   - Stat keys are snake_case of the printed key with SGLang's "#token" as
 //     "tokens" and percentages suffixed "_pct"; vLLM keys are mapped to
 //     prompt_throughput, gen_throughput, running, waiting (V0's Pending),
