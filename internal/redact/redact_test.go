@@ -297,6 +297,8 @@ func TestContinuations(t *testing.T) {
 			"-----BEGIN RSA PRIVATE KEY-----\n********\n[2026-01-01] server started\n"},
 		// An unclosed quote in a log line masks to the line's end only: a
 		// cut log line must not hide the lines after it.
+		{"env dump value with spaces", "DB_PASSWORD=a b c\nX=1\n", "DB_PASSWORD=*****\nX=1\n"},
+		{"a command after an assignment", "HF_TOKEN=abc python3 serve.py --port 1\n", "HF_TOKEN=*** python3 serve.py --port 1\n"},
 		{"unclosed quote in a log line", "[t] api_key='abc\n[t] next line\n", "[t] api_key='***\n[t] next line\n"},
 		// A certificate is not a secret.
 		{"certificate", "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n",

@@ -220,11 +220,30 @@ func (s *Stream) named(b []byte, i, j, depth int, lineStart bool) (int, bool) {
 		return s.value(b, v, ctx), true
 	}
 	ctx.yaml = b[sp] == ':' && ctx.lineLevel
-	ctx.lineRest = ctx.lineLevel && (b[sp] == ':' || sp > k || s.envLike)
 	for v < len(b) && (b[v] == ' ' || b[v] == '\t') {
 		v++
 	}
+	// In an env dump a value runs to its line's end (DB_PASSWORD=a b c);
+	// HF_TOKEN=x python3 serve.py --port 1 is a command, whose arguments
+	// the analyzer reads.
+	ctx.lineRest = ctx.lineLevel && (b[sp] == ':' || sp > k || s.envLike && !commandAfter(b, v))
 	return s.value(b, v, ctx), true
+}
+
+// commandAfter reports a command after the value that starts at b[v]: a
+// flag (" -x", " --x") after its first white space.
+func commandAfter(b []byte, v int) bool {
+	sp := bytes.IndexByte(b[v:], ' ')
+	if sp < 0 {
+		return false
+	}
+	rest := b[v+sp:]
+	for i := 0; i+2 < len(rest); i++ {
+		if rest[i] == ' ' && rest[i+1] == '-' && (isLower(rest[i+2]|0x20) || rest[i+2] == '-') {
+			return true
+		}
+	}
+	return false
 }
 
 // separator returns the length of the assignment at b[p]: = := => : (not
