@@ -17,6 +17,9 @@ import (
 //go:embed catalog/signatures.yaml
 var builtinCatalog []byte
 
+//go:embed catalog/exceptions.yaml
+var builtinClasses []byte
+
 // Signature is a known error text and what it means. The catalog is data
 // (catalog/signatures.yaml, embedded), so that adding a signature needs no
 // code, and users add their own with --rules.
@@ -38,6 +41,11 @@ type Signature struct {
 	// Owner names the rule that reports this signature; empty means the
 	// generic signature rule does.
 	Owner string `yaml:"owner"`
+	// Layer is "" for an exact signature (one message of one library) and
+	// "class" for a class of errors (catalog/exceptions.yaml), which is
+	// matched against failure text only and reported by the
+	// exception-class rule.
+	Layer string `yaml:"layer"`
 	// Where says where the signature was defined (file:line), for messages.
 	Where string `yaml:"-"`
 
@@ -56,15 +64,22 @@ func (s *Signature) match(t *matchText) bool {
 	return s.pf.mayMatch(t) && s.re.MatchString(t.text)
 }
 
-// BuiltinCatalog returns the embedded catalog. It is validated by tests, so
-// an error here is a build defect.
+// BuiltinCatalog returns the embedded catalog: the signatures, then the
+// classes. It is validated by tests, so an error here is a build defect.
 func BuiltinCatalog() []*Signature {
 	sigs, err := ParseCatalog(builtinCatalog, "catalog/signatures.yaml")
 	if err != nil {
 		panic(err)
 	}
-	return sigs
+	classes, err := ParseCatalog(builtinClasses, "catalog/exceptions.yaml")
+	if err != nil {
+		panic(err)
+	}
+	return append(sigs, classes...)
 }
+
+// LayerClass marks a class of errors (see Signature.Layer).
+const LayerClass = "class"
 
 // ParseCatalog reads a catalog and validates every entry, reporting all
 // problems at once with file:line.
@@ -144,6 +159,12 @@ func (s *Signature) Check() []Problem {
 	if s.Phase != "" && s.Phase.Order() < 0 {
 		add("phase", "phase %q is not in the taxonomy", s.Phase)
 	}
+	if s.Layer != "" && s.Layer != LayerClass {
+		add("layer", "layer %q is not \"\" or %q", s.Layer, LayerClass)
+	}
+	if s.Layer == LayerClass && (s.Owner != "" || s.Outcome != "") {
+		add("layer", "a class claims no outcome and has no owner: the exception-class rule reports it")
+	}
 	if strings.TrimSpace(s.Title) == "" {
 		add("title", "empty title")
 	}
@@ -218,8 +239,9 @@ func matchCatalog(f *facts.Facts, sigs []*Signature) []SigMatch {
 		shutdownLine := ShutdownLine(l)
 		for _, e := range l.Unmatched {
 			mt := matchText{text: e.Msg}
+			fail := isFailureText(e)
 			for _, sig := range sigs {
-				if sig.match(&mt) {
+				if (fail || sig.Layer != LayerClass) && sig.match(&mt) {
 					add(SigMatch{Sig: sig, Src: e.Src, Text: e.Msg, Time: e.Time, Event: e, Log: l,
 						AfterShutdown: shutdownLine > 0 && e.Src.Line > shutdownLine})
 				}
@@ -227,20 +249,34 @@ func matchCatalog(f *facts.Facts, sigs []*Signature) []SigMatch {
 		}
 		for _, e := range l.Events {
 			texts := []string{e.Msg}
+			lines := []int{e.Src.Line}
 			if tb := e.Traceback; tb != nil {
 				texts = append(texts, tb.ExcType+": "+tb.ExcMsg)
+				lines = append(lines, e.Src.Line)
+				if tb.ExcLine > 0 {
+					// The exception line is cited for what it says.
+					lines[1] = tb.ExcLine
+					if e.Msg == texts[1] {
+						lines[0] = tb.ExcLine
+					}
+				}
 			}
 			if s := e.Str("first_exc_msg"); s != "" {
 				texts = append(texts, e.Str("first_exc_type")+": "+s)
+				lines = append(lines, e.Src.Line)
 			}
 			mts := make([]matchText, len(texts))
 			for i, t := range texts {
 				mts[i].text = t
 			}
+			fail := isFailureText(e)
 			for _, sig := range sigs {
+				if sig.Layer == LayerClass && !fail {
+					continue
+				}
 				for i := range mts {
 					if mts[i].text != "" && sig.match(&mts[i]) {
-						add(SigMatch{Sig: sig, Src: e.Src, Text: mts[i].text, Time: e.Time, Event: e, Log: l,
+						add(SigMatch{Sig: sig, Src: facts.Source{File: e.Src.File, Line: lines[i]}, Text: mts[i].text, Time: e.Time, Event: e, Log: l,
 							AfterShutdown: shutdownLine > 0 && e.Src.Line > shutdownLine})
 						break
 					}
@@ -271,6 +307,20 @@ func matchCatalog(f *facts.Facts, sigs []*Signature) []SigMatch {
 		}
 	}
 	return out
+}
+
+// isFailureText reports a record that may say what failed: an exception,
+// a warning or an error, or a line whose level nobody printed (a paste, a
+// library's own output). INFO and DEBUG lines of a levelled format are
+// progress, whatever their words.
+func isFailureText(e *facts.LogEvent) bool {
+	switch {
+	case e.Traceback != nil, e.Type == facts.EventNCCLWarn, e.Type == facts.EventOOM:
+		return true
+	case e.Level == facts.LevelInfo || e.Level == facts.LevelDebug:
+		return false
+	}
+	return true
 }
 
 // Matches returns the catalog matches of the signatures with the given ids,

@@ -97,6 +97,11 @@ type Finding struct {
 	Stalled time.Duration `json:"-"`
 	// Why says, for the ranked hypotheses, why the finding ranks where it does.
 	Why string `json:"-"`
+	// Layer is the layer of diagnosis the finding comes from (see
+	// calibration.go), "" for a rule's own reasoning; Signature the catalog
+	// entry it rests on, if any. Both key the measured precision.
+	Layer     string `json:"-"`
+	Signature string `json:"-"`
 }
 
 // Inconclusive is a rule that could not decide, and what would let it.

@@ -30,7 +30,7 @@ func runSignatures(p *Pass) {
 	bySig := map[*Signature][]SigMatch{}
 	var order []*Signature
 	for _, m := range p.Index.SigMatches {
-		if m.Sig.Owner != "" || m.AfterShutdown {
+		if m.Sig.Owner != "" || m.Sig.Layer == LayerClass || m.AfterShutdown {
 			continue
 		}
 		if _, ok := bySig[m.Sig]; !ok {

@@ -223,9 +223,11 @@ func (e *LogEvent) Bool(key string) (bool, bool) {
 
 // Traceback is a Python traceback grouped into one event.
 type Traceback struct {
-	// ExcType is the exception class as printed ("torch.OutOfMemoryError").
+	// ExcType is the exception class as printed ("torch.OutOfMemoryError"),
+	// and ExcLine the line that printed it (0 when none did).
 	ExcType string `json:"exc_type"`
 	ExcMsg  string `json:"exc_msg"`
+	ExcLine int    `json:"exc_line,omitempty"`
 	// Frames are the frames, outermost first and innermost last: all of
 	// them up to MaxFrames, else the first MaxOuterFrames and the last
 	// MaxFrames-MaxOuterFrames, with Elided counting those left out between.

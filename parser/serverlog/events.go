@@ -1565,7 +1565,7 @@ func (p *parser) ninja(ps *procState, b []byte) *facts.LogEvent {
 func (p *parser) exceptionLine(ps *procState, b []byte) *facts.LogEvent {
 	typ, msg := splitException(b)
 	ev := p.emit(ps, facts.EventTraceback, facts.LevelError, b, map[string]any{"headless": true})
-	ev.Traceback = &facts.Traceback{ExcType: p.text(typ), ExcMsg: p.text(msg)}
+	ev.Traceback = &facts.Traceback{ExcType: p.text(typ), ExcMsg: p.text(msg), ExcLine: p.lineNo}
 	if cl := p.classifyException(ps, typ, msg, b); cl != nil {
 		return cl
 	}

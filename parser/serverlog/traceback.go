@@ -256,6 +256,7 @@ func (p *parser) tbException(st *tbState, l *line, b []byte) {
 	st.afterLast = p.lineNo
 	st.tb.After = st.tb.After[:0]
 	st.excLine = p.lineNo
+	st.tb.ExcLine = p.lineNo
 	st.ev.Msg = p.text(b)
 	if !p.hasT && st.ev.Time.IsZero() && p.hasLastStamp {
 		st.ev.Time, st.ev.Inherited = p.lastStamp, true

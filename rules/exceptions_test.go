@@ -1,0 +1,134 @@
+package rules
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestBuiltinClassesAreValid(t *testing.T) {
+	cls, err := ParseCatalog(builtinClasses, "catalog/exceptions.yaml")
+	require.NoError(t, err)
+	require.NotEmpty(t, cls)
+	for _, c := range cls {
+		assert.Equal(t, LayerClass, c.Layer, c.ID)
+		assert.NotEmpty(t, c.Remedy, c.ID)
+		assert.NotEmpty(t, c.References, c.ID)
+	}
+}
+
+// Each class fires on real lines (from upstream threads, fixtures/incidents
+// and the corpus) and stays quiet on near-misses: lines that share its
+// words and mean something else.
+func TestClassesOnRealLines(t *testing.T) {
+	tests := []struct {
+		id           string
+		fire, quiet []string
+	}{
+		{"class-gpu-oom",
+			[]string{"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.95 GiB. GPU 1 has a total capacity of 22.09 GiB of which 758.44 MiB is free.",
+				"RuntimeError: CUDA error: out of memory"},
+			[]string{"Memory cgroup out of memory: Killed process 1320 (python3) total-vm:2120292kB, anon-rss:2092928kB",
+				"MemoryError"}},
+		{"class-host-oom",
+			[]string{"MemoryError", "ray.exceptions.OutOfMemoryError: Task was killed due to the node running low on memory."},
+			[]string{"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB."}},
+		{"class-kv-cache-insufficient",
+			[]string{"ValueError: The model's max seq len (32768) is larger than the maximum number of tokens that can be stored in KV cache (1984). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.",
+				"(EngineCore_0 pid=5839) INFO 08-20 18:04:22 [gpu_worker.py:276] Available KV cache memory: -2.14 GiB"},
+			[]string{"INFO 08-20 18:04:22 [gpu_worker.py:276] Available KV cache memory: 62.14 GiB"}},
+		{"class-arch-unsupported",
+			[]string{"RuntimeError: HIP error: invalid device function",
+				"CUDA Error: no kernel image is available for execution on the device (209) /tmp/build-via-sdist-iemil769/flashinfer-0.1.4+cu121torch2.4/include/flashinfer/attention/handler.cuh: line 169",
+				"ValueError: Quantization scheme is not supported for the current GPU. Min capability: 80. Current capability: 75."},
+			[]string{"INFO 04-28 Compute capability: (7, 5)"}},
+		{"class-illegal-access",
+			[]string{"RuntimeError: CUDA error: an illegal memory access was encountered"},
+			[]string{"Compile with `TORCH_USE_CUDA_DSA` to enable device-side assertions."}},
+		{"class-gpu-fault",
+			[]string{"NVRM: Xid (PCI:0000:00:06): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.",
+				"RuntimeError: CUDA error: unknown error"},
+			[]string{"NVRM: Xid (PCI:0000:3b:00): 13, Graphics SM Warp Exception"}},
+		{"class-cuda-graph",
+			[]string{"RuntimeError: CUDA error: operation not permitted when stream is capturing"},
+			[]string{"Capture cuda graph begin. This can take up to several minutes."}},
+		{"class-driver-too-old",
+			[]string{"RuntimeError: Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions before calling NumCudaDevices() that might have already set an error? Error 803: system has unsupported display driver / cuda driver combination",
+				"RuntimeError: The NVIDIA driver on your system is too old (found version 11040)."},
+			[]string{"NCCL INFO cudaDriverVersion 12060"}},
+		{"class-abi-mismatch",
+			[]string{"ImportError: /usr/local/lib/python3.12/dist-packages/sgl_kernel/common_ops.abi3.so: undefined symbol: _ZN3c104cuda9SetDeviceEa"},
+			[]string{"Ignoring import of a plugin"}},
+		{"class-module-missing",
+			[]string{"ModuleNotFoundError: No module named 'vllm._C'"},
+			[]string{"Loaded module vllm._C"}},
+		{"class-jit-compile",
+			[]string{"/tmp/tmpx/main.c:5:10: fatal error: Python.h: No such file or directory",
+				"AssertionError: failed to get the hash of the compiled graph",
+				"RuntimeError: Failed to find C compiler. Please specify via CC environment variable."},
+			[]string{"INFO 08-20 18:04:21 [monitor.py:34] torch.compile takes 5.55 s in total"}},
+		{"class-nccl-p2p",
+			[]string{"Failed: Cuda error /home/runner/work/vllm/vllm/csrc/custom_all_reduce.cuh:307 'peer access is not supported between these two devices'"},
+			[]string{"Custom allreduce is disabled because it's not supported on more than two PCIe-only GPUs.",
+				"NCCL INFO Channel 00/0 : 1[1] -> 0[0] via P2P/IPC"}},
+		{"class-nccl-network-config",
+			[]string{"socketPollConnect: Connect to 10.0.0.4<56849> returned 113(No route to host) errno 115(Operation now in progress)",
+				"ncclSocketInit: connecting to address  with family 59936 is neither AF_INET(2) nor AF_INET6(10)"},
+			[]string{"NCCL INFO Bootstrap : Using bond0:10.0.0.3<0>"}},
+		{"class-nccl-cuda-failure",
+			[]string{"Cuda failure 1 'invalid argument'",
+				"Failed, NCCL error /x/allreduceOp.cpp:308 'unhandled cuda error (run with NCCL_DEBUG=INFO for details)'"},
+			[]string{"NCCL INFO cudaDriverVersion 12080"}},
+		{"class-nccl-internal",
+			[]string{"ncclInternalError: Internal check failed.", "Attribute arch of node cpu not found"},
+			[]string{"NCCL INFO NCCL_SOCKET_IFNAME set to eth2"}},
+		{"class-shm-exhausted",
+			[]string{"NCCL WARN Error while creating shared memory segment /dev/shm/nccl-abc (size 9637888)",
+				"RuntimeError: DataLoader worker (pid 81) is killed by signal: Bus error."},
+			[]string{"Using /dev/null for logs"}},
+		{"class-collective-timeout",
+			[]string{"[Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=1800000) ran for 1800108 milliseconds before timing out.",
+				"torch.distributed.DistStoreError: Timed out after 601 seconds waiting for clients. 1/2 clients joined."},
+			[]string{"INFO 01-09 07:33:45 llm_engine.py:431] init engine (profile, create kv cache, warmup model) took 57.23 seconds"}},
+		{"class-port-in-use",
+			[]string{"OSError: [Errno 98] Address already in use",
+				"RuntimeError: The server socket has failed to listen on any local network address. The server socket has failed to bind to [::]:29500 (errno: 98 - Address already in use)."},
+			[]string{"INFO:     Uvicorn running on http://0.0.0.0:8000 (Press CTRL+C to quit)"}},
+		{"class-config-value",
+			[]string{"ValueError: Cannot use chat template functions because tokenizer.chat_template is not set and no template argument was passed!",
+				"ValueError: Total number of attention heads (32) must be divisible by tensor parallel size (3)."},
+			[]string{"Using default HuggingFace chat template with detected content format: string"}},
+		{"class-file-limits",
+			[]string{"OSError: [Errno 24] Too many open files"},
+			[]string{"Opened 24 files"}},
+		{"class-proxy-response",
+			[]string{"AssertionError: res=<Response [502]>, res.text=''"},
+			[]string{`INFO:     127.0.0.1:40418 - "GET / HTTP/1.1" 404 Not Found`}},
+		{"class-mpi-init",
+			[]string{"*** An error occurred in MPI_Init_thread"},
+			[]string{"MPI size: 1"}},
+	}
+	sigs := BuiltinCatalog()
+	byID := map[string]*Signature{}
+	for _, s := range sigs {
+		byID[s.ID] = s
+	}
+	seen := map[string]bool{}
+	for _, tc := range tests {
+		s := byID[tc.id]
+		require.NotNil(t, s, tc.id)
+		seen[tc.id] = true
+		for _, l := range tc.fire {
+			assert.True(t, s.Match(l), "%s should match %q", tc.id, l)
+		}
+		for _, l := range tc.quiet {
+			assert.False(t, s.Match(l), "%s should not match %q", tc.id, l)
+		}
+	}
+	for _, s := range sigs {
+		if s.Layer == LayerClass {
+			assert.True(t, seen[s.ID], "class %s has no test lines", s.ID)
+		}
+	}
+}
