@@ -118,6 +118,9 @@ type Stream struct {
 	lastValue    valueCtx
 	lastValueEnd int
 	lower        []byte // the line lower-cased, for --redact-hosts
+	// weakUntil ends, in the current line, the last value a weak name
+	// held that was judged no secret.
+	weakUntil int
 }
 
 type contKind int
@@ -207,7 +210,7 @@ func (s *Stream) Line(b []byte) {
 	}
 	lineStart := !s.midLine
 	s.midLine = b[len(b)-1] != '\n'
-	s.jwtFrom, s.lastValueEnd = 0, -1
+	s.jwtFrom, s.lastValueEnd, s.weakUntil = 0, -1, 0
 	if lineStart {
 		s.envLike = s.envLike && envLine(body)
 		if s.pendingName > 0 {

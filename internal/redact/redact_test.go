@@ -100,6 +100,10 @@ func TestSecrets(t *testing.T) {
 		{"google", "key AIzaSyA0123456789abcdefghijklmnopqrstuv", "AIzaSyA0123456789abcdefghijklmnopqrstuv", 4, "google-api-key"},
 		{"nvidia", "ngc nvapi-0123456789abcdefghijklmnopqrstuvwxyzABCD", "nvapi-0123456789abcdefghijklmnopqrstuvwxyzABCD", 6, "nvidia-api-key"},
 		{"stripe", "sk_live_0123456789abcdefghijklmn", "sk_live_0123456789abcdefghijklmn", 8, "stripe-key"},
+		// A value that is no secret is still searched.
+		{"token in a weak name's value", `key: "see hf_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789 here"`, "hf_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789", 3, "hf-token"},
+		{"token in a weak name's list", "cache_keys: ['ts', 'ghp_0123456789abcdefghijABCDEFGHIJ012345']", "ghp_0123456789abcdefghijABCDEFGHIJ012345", 4, "github-token"},
+		{"setting in a note", "note=api_key=nested-1", "nested-1", 0, "credential"},
 		// Entropy under a weak name.
 		{"opaque cache key", "cache_key: 3f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c", "3f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c", 0, "credential"},
 		{"opaque torch key", "--torch-key=NubfEjenZrynrUqFcsgGmGHjQT7e7KRfEnrVWxHzIQg=", "NubfEjenZrynrUqFcsgGmGHjQT7e7KRfEnrVWxHzIQg=", 0, "credential"},

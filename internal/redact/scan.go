@@ -321,7 +321,7 @@ func (s *Stream) value(b []byte, v int, ctx valueCtx) int {
 	}
 	switch c := b[v]; {
 	case c == '"' || c == '\'' || c == '`':
-		return s.quoted(b, v, string(c), ctx)
+		return s.quoted(b, v, quoteDelim(b[v:]), ctx)
 	case c == '\\' && v+1 < len(b) && b[v+1] == '"':
 		return s.quoted(b, v, `\"`, ctx)
 	case (c == '[' || c == '{') && !ctx.header:
@@ -330,6 +330,11 @@ func (s *Stream) value(b []byte, v int, ctx valueCtx) int {
 		s.openBlock(ctx)
 		return len(b)
 	}
+	if ctx.st == weak && v < s.weakUntil {
+		// Inside a value a weak name's judged no secret: each byte is
+		// judged once (key=key=key=... stays linear).
+		return v
+	}
 	end := bareEnd(b, v, ctx)
 	if !ctx.lineRest && end > v+1 && (b[end-1] == ',' || b[end-1] == ';') {
 		// A list's separator after the value: #pending-token: 0, ...
@@ -337,8 +342,14 @@ func (s *Stream) value(b []byte, v int, ctx valueCtx) int {
 	}
 	if s.maskValue(b, v, end, ctx) {
 		s.lastValue, s.lastValueEnd = ctx, end
+		return end
 	}
-	return end
+	// A value that is no secret is text like any other: a token or a
+	// setting inside it is still found (cache_key=ts,api_key=x).
+	if ctx.st == weak {
+		s.weakUntil = end
+	}
+	return v
 }
 
 // bareEnd finds the end of an unquoted value.
@@ -425,23 +436,40 @@ func skipScheme(b []byte, v, end int) int {
 // does not close on a line that starts with the name continues on the
 // next lines (a YAML or shell string over several lines).
 func (s *Stream) quoted(b []byte, v int, delim string, ctx valueCtx) int {
-	if delim == `"` || delim == `'` {
-		if bytes.HasPrefix(b[v:], []byte(delim+delim+delim)) {
-			delim = delim + delim + delim // Python's """...""" and '''...'''
-		}
-	}
 	in := v + len(delim)
 	close := findClose(b, in, delim)
 	if close >= 0 {
-		s.maskValue(b, in, close, ctx)
-		return close + len(delim)
+		if s.maskValue(b, in, close, ctx) {
+			return close + len(delim)
+		}
+		return in // not a secret: scan what it holds
 	}
-	// Unclosed: mask the rest of the line.
-	s.maskValue(b, in, len(b), ctx)
+	// Unclosed: mask the rest of the line, and the lines the quote goes
+	// on over when the name starts its line.
+	if !s.maskValue(b, in, len(b), ctx) && ctx.st == weak {
+		return in
+	}
 	if ctx.lineLevel && ctx.st != weak {
 		s.cont = continuation{kind: contQuote, delim: delim, left: maxContinuation}
 	}
 	return len(b)
+}
+
+// quoteDelim is the quote that opens q: one quote, or Python's """ and
+// ”' (constants: a value's quote must cost no allocation).
+func quoteDelim(q []byte) string {
+	triple := len(q) >= 3 && q[1] == q[0] && q[2] == q[0]
+	switch {
+	case q[0] == '"' && triple:
+		return `"""`
+	case q[0] == '\'' && triple:
+		return `'''`
+	case q[0] == '"':
+		return `"`
+	case q[0] == '\'':
+		return `'`
+	}
+	return "`"
 }
 
 // findClose finds delim in b from i, honoring backslash escapes.
@@ -511,13 +539,24 @@ func (s *Stream) maskScalars(b []byte, i int, depth *int, st strength) int {
 // structByte are the bytes of a list's or map's structure.
 var structByte = setOf("[]{}(),:\"' \t")
 
-// maskScalar masks one scalar of a structured value, without counting:
-// the value is counted once, by the caller.
+// maskScalar masks one scalar of a structured value. A known token is
+// counted as itself; other scalars are counted once for the whole value,
+// by the caller.
 func (s *Stream) maskScalar(b []byte, i, j int, st strength) {
-	if i < j && hides(st, b[i:j]) {
+	if i >= j {
+		return
+	}
+	if hides(st, b[i:j]) {
+		if m, ok, _ := tokenAt(b[i:j], 0, 0); ok {
+			// A known token keeps its prefix and counts as itself.
+			s.mask(b, i+m.shape.keep, j, m.shape.kind)
+			return
+		}
 		maskBytes(b[i:j])
 		s.masked = true
+		return
 	}
+	s.tokens(b, i, j) // cache_keys: ['ts', 'hf_...']
 }
 
 // blockIndicator reports a YAML block scalar's header: | or > with

@@ -36,6 +36,11 @@ var adversarialUnits = []struct {
 	{"token-prefix-repeated", "hf_sk-ghp_", 0},
 	{"secret-env-repeated", "A_TOKEN", 0},
 	{"flag-repeated", "--api-key ", 0},
+	// Names that may hold a secret, each the start of the last one's
+	// value: every value must be judged once, not again for each name.
+	{"weak-name-chain", "cache_key=", 0},
+	{"weak-name-quoted", "key: 'ts ", 0},
+	{"weak-name-list", "keys: [ts, ", 1 << 12},
 	// The same words with a separator and no value, on lines of 4 KB.
 	{"api_key=-lines", "api_key=", 4096},
 	{"authorization-lines", "Authorization:", 4096},
