@@ -455,8 +455,9 @@ func (s *Stream) quoted(b []byte, v int, delim string, ctx valueCtx) int {
 	return len(b)
 }
 
-// quoteDelim is the quote that opens q: one quote, or Python's """ and
-// ”' (constants: a value's quote must cost no allocation).
+// quoteDelim is the quote that opens q: one quote, or a tripled one as
+// Python writes its long strings (constants: a value's quote must cost no
+// allocation).
 func quoteDelim(q []byte) string {
 	triple := len(q) >= 3 && q[1] == q[0] && q[2] == q[0]
 	switch {
