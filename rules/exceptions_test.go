@@ -23,7 +23,7 @@ func TestBuiltinClassesAreValid(t *testing.T) {
 // words and mean something else.
 func TestClassesOnRealLines(t *testing.T) {
 	tests := []struct {
-		id           string
+		id          string
 		fire, quiet []string
 	}{
 		{"class-gpu-oom",

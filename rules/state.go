@@ -37,6 +37,7 @@ var failureTypes = map[facts.EventType]bool{
 	facts.EventEngineInitFailed: true, facts.EventWorkerDied: true, facts.EventEngineDead: true,
 	facts.EventSigquit: true, facts.EventKilled: true, facts.EventOOM: true, facts.EventGraphFailed: true,
 	facts.EventJITFailed: true, facts.EventCollectiveTimout: true, facts.EventWatchdogTimeout: true,
+	facts.EventNCCLError: true,
 }
 
 // shutdownExceptions are what a process raises when it is told to stop.

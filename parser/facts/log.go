@@ -139,6 +139,7 @@ const (
 	EventShutdown         EventType = "shutdown" // SIGTERM, graceful exit, shutting down
 	EventNCCLInfo         EventType = "nccl-info"
 	EventNCCLWarn         EventType = "nccl-warn"
+	EventNCCLError        EventType = "nccl-error" // an NCCL call returned an error: "init.cc:840 -> 3": Fields: code, file, result
 	EventGloo             EventType = "gloo"
 	EventPythonWarning    EventType = "python-warning"
 	EventTorchLog         EventType = "torch-log" // glog-style W0911 ... lines

@@ -98,6 +98,10 @@ func (p *parser) recognized(l *line, ps *procState, bare bool) (*facts.LogEvent,
 		return p.nccl(l, ps, lvl), false
 	case hdrGloo:
 		return p.gloo(l, ps), false
+	case hdrTracing:
+		if ev := p.tgi(ps, lvl, b); ev != nil {
+			return ev, false
+		}
 	case hdrC10d, hdrGlog:
 		if ev := p.torchLine(l, ps, lvl); ev != nil {
 			return ev, false
@@ -130,9 +134,67 @@ func (p *parser) recognized(l *line, ps *procState, bare bool) (*facts.LogEvent,
 		}
 	}
 	if lvl.Severe() && !nativeFrame(b) {
+		if startFailed(b) {
+			// A component saying that it could not start: the run ends here
+			// even when no traceback follows (TensorRT-LLM's executor,
+			// TGI's shards, a library's own init).
+			return p.emit(ps, facts.EventEngineInitFailed, facts.LevelError, b, map[string]any{"what": "component"}), false
+		}
 		return p.emit(ps, facts.EventError, lvl, b, nil), false
 	}
+	if aborted(b) {
+		return p.emit(ps, facts.EventKilled, facts.LevelCritical, b, map[string]any{"signal": "abort"}), false
+	}
 	return nil, false
+}
+
+// startFailed reports an error line that says something could not start:
+// "Failed to initialize executor on rank 1: ...", "Shard 0 failed to
+// start", "Worker initialization failed".
+func startFailed(b []byte) bool {
+	if len(b) > 512 {
+		b = b[:512]
+	}
+	s := bstr(b)
+	for _, w := range []string{"Failed to initialize", "Failed to start", "failed to start", "failed to initialize",
+		"initialization failed", "Initialization failed", "Failed to create", "failed to launch", "Failed to launch"} {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// aborted reports a process dying as the C runtime or MPI print it.
+func aborted(b []byte) bool {
+	return contains(b, "will now abort") || has(b, "Segmentation fault") || has(b, "Fatal Python error") ||
+		contains(b, "(core dumped)") || has(b, "Bus error")
+}
+
+// tgi reads the milestones of text-generation-inference's launcher and
+// router (launcher/src/main.rs, router/src/main.rs).
+func (p *parser) tgi(ps *procState, lvl facts.Level, b []byte) *facts.LogEvent {
+	f := map[string]any{"engine": "tgi"}
+	switch {
+	case has(b, "Starting shard"):
+		return p.emit(ps, facts.EventLoadBegin, lvl, b, f)
+	case has(b, "Shard ready in"):
+		if v, ok := numAfter(b, "Shard ready in"); ok {
+			f["elapsed_s"] = v
+		}
+		return p.emit(ps, facts.EventLoadEnd, lvl, b, f)
+	case has(b, "Starting Webserver"):
+		return p.emit(ps, facts.EventHTTPStart, lvl, b, f)
+	case has(b, "Warming up model"):
+		return p.emit(ps, facts.EventWarmup, lvl, b, f)
+	case has(b, "Connected"):
+		return p.emit(ps, facts.EventReady, lvl, b, f)
+	case has(b, "Shutting down shards"):
+		return p.emit(ps, facts.EventShutdown, lvl, b, f)
+	case has(b, "Shard ") && contains(b, " failed to start"):
+		return p.emit(ps, facts.EventChildFailed, facts.LevelError, b, f)
+	}
+	return nil
 }
 
 // nativeFrame reports a frame of a native stack dump ("PC: @ 0x7a30...",
@@ -1322,6 +1384,36 @@ func (p *parser) nccl(l *line, ps *procState, lvl facts.Level) *facts.LogEvent {
 	if lvl == facts.LevelWarning || lvl == facts.LevelError {
 		return p.emit(ps, facts.EventNCCLWarn, facts.LevelWarning, b, f)
 	}
+	if file, code, ok := ncclReturn(b); ok {
+		// NCCL's error trace: each function on the way out prints the
+		// ncclResult_t it returns. The first line of each rank's trace is
+		// kept (the one nearest the fault), with the file that says where
+		// in NCCL it happened (init.cc, bootstrap.cc: communicator setup).
+		p.kbuf = append(p.kbuf[:0], l.ncclHost...)
+		p.kbuf = append(p.kbuf, '|')
+		p.kbuf = strconv.AppendInt(p.kbuf, int64(l.ncclPID), 10)
+		p.kbuf = append(p.kbuf, '|')
+		p.kbuf = strconv.AppendInt(p.kbuf, int64(l.ncclRank), 10)
+		if prev := p.ncclTrace[string(p.kbuf)]; prev != nil && prev.Src.Line >= p.lineNo-64 {
+			// The same trace, further out: note where it passed.
+			if ch, _ := prev.Fields["chain"].(string); strings.Count(ch, ",") < 16 && !strings.Contains(","+ch+",", ","+string(file)+",") {
+				prev.Fields["chain"] = ch + "," + string(file)
+			}
+			return nil
+		}
+		f["file"], f["code"], f["chain"] = string(file), float64(code), string(file)
+		if r := ncclResultName(code); r != "" {
+			f["result"] = r
+		}
+		ev := p.emit(ps, facts.EventNCCLError, facts.LevelError, b, f)
+		if p.ncclTrace == nil {
+			p.ncclTrace = map[string]*facts.LogEvent{}
+		}
+		if len(p.ncclTrace) < 256 {
+			p.ncclTrace[string(p.kbuf)] = ev
+		}
+		return ev
+	}
 	switch {
 	case has(b, "NCCL version "):
 		f["version"] = string(wordAfter(b, "NCCL version "))
@@ -1349,6 +1441,52 @@ func (p *parser) nccl(l *line, ps *procState, lvl facts.Level) *facts.LogEvent {
 		return p.emit(ps, facts.EventNCCLInfo, lvl, b, f)
 	}
 	return nil
+}
+
+// ncclReturn reads NCCL's "init.cc:840 -> 3" (optionally followed by
+// " [Async thread]"): a function returning a non-zero ncclResult_t.
+func ncclReturn(b []byte) ([]byte, int, bool) {
+	k := bytes.Index(b, []byte(" -> "))
+	if k <= 0 || k > 128 {
+		return nil, 0, false
+	}
+	file := b[:k]
+	c := bytes.LastIndexByte(file, ':')
+	if c <= 0 || bytes.IndexByte(file, ' ') >= 0 {
+		return nil, 0, false
+	}
+	if _, ok := digits(file, c+1, len(file)-c-1); !ok || c+1 == len(file) {
+		return nil, 0, false
+	}
+	rest := b[k+4:]
+	n := 0
+	for n < len(rest) && isDigit(rest[n]) {
+		n++
+	}
+	code, ok := digits(rest, 0, n)
+	if !ok || n == 0 || code == 0 {
+		return nil, 0, false
+	}
+	return file[:c], code, true
+}
+
+// ncclResultName names an ncclResult_t (nccl.h).
+func ncclResultName(code int) string {
+	switch code {
+	case 1:
+		return "ncclUnhandledCudaError"
+	case 2:
+		return "ncclSystemError"
+	case 3:
+		return "ncclInternalError"
+	case 4:
+		return "ncclInvalidArgument"
+	case 5:
+		return "ncclInvalidUsage"
+	case 6:
+		return "ncclRemoteError"
+	}
+	return ""
 }
 
 // gloo reads "[Gloo] Rank 0 is connected to 7 peer ranks. Expected number of

@@ -112,3 +112,59 @@ func TestHeadlessTraceback(t *testing.T) {
 	assert.Equal(t, 1, tbs[0].Src.Line)
 	assert.Equal(t, 7, tbs[0].EndLine)
 }
+
+// Formats of other engines and libraries, as their loggers print them.
+func TestOtherFormats(t *testing.T) {
+	cases := []struct {
+		name, line string
+		typ        facts.EventType
+		level      facts.Level
+		msg        string
+	}{
+		{"TGI launcher (Rust tracing behind its RFC 3339 stamp)",
+			"2023-10-16T06:54:28.059380Z ERROR text_generation_launcher: Shard 0 failed to start",
+			facts.EventChildFailed, facts.LevelError, "Shard 0 failed to start"},
+		{"TGI router, padded level and a span",
+			"2023-12-15T07:11:11.868626Z  INFO text_generation_router: router/src/main.rs:247: Connected",
+			facts.EventReady, facts.LevelInfo, "Connected"},
+		{"TensorRT-LLM with a rank",
+			"[07/08/2025-19:47:15] [TRT-LLM] [RANK 1] [E] Failed to initialize executor on rank 1: Executor creation failed due to insufficient GPU memory.",
+			facts.EventEngineInitFailed, facts.LevelError, "Failed to initialize executor on rank 1"},
+		{"NCCL's error trace: a call returned ncclInternalError",
+			"NCCL INFO init.cc:840 -> 3",
+			facts.EventNCCLError, facts.LevelError, "init.cc:840 -> 3"},
+		{"MPI's abort banner",
+			"*** MPI_ERRORS_ARE_FATAL (processes in this communicator will now abort,",
+			facts.EventKilled, facts.LevelCritical, "*** MPI_ERRORS_ARE_FATAL"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out, issues := parseText("x.log", c.line+"\n", facts.KindServerLog)
+			assert.Empty(t, issues)
+			l := out.Logs[0]
+			ev := firstEvent(l, c.typ)
+			require.NotNil(t, ev, "want a %s event, got %v", c.typ, types(l))
+			assert.Equal(t, c.level, ev.Level)
+			assert.True(t, strings.HasPrefix(ev.Msg, c.msg), "msg %q", ev.Msg)
+		})
+	}
+}
+
+func TestNCCLErrorTrace(t *testing.T) {
+	// nccl-379 (NVIDIA/nccl#379): one trace, from the topology code out to
+	// communicator init: one event, with the files it passed.
+	log := strings.Join([]string{
+		"graph/xml.h:77 NCCL WARN Attribute arch of node cpu not found",
+		"NCCL INFO graph/topo.cc:380 -> 3",
+		"NCCL INFO graph/topo.cc:466 -> 3",
+		"NCCL INFO init.cc:581 -> 3",
+		"NCCL INFO init.cc:840 -> 3",
+		"NCCL INFO group.cc:73 -> 3 [Async thread]",
+	}, "\n") + "\n"
+	out, _ := parseText("x.log", log, facts.KindServerLog)
+	errs := out.Logs[0].EventsOf(facts.EventNCCLError)
+	require.Len(t, errs, 1)
+	assert.Equal(t, "ncclInternalError", errs[0].Fields["result"])
+	assert.Equal(t, "graph/topo.cc,init.cc,group.cc", errs[0].Fields["chain"])
+	assert.Equal(t, 2, errs[0].Src.Line)
+}

@@ -23,6 +23,8 @@ const (
 	hdrNCCL              // host:pid:tid [rank] NCCL INFO
 	hdrGloo              // [Gloo] Rank 0 is connected ...
 	hdrGPU               // [gpu=0] Load weight begin. (SGLang <= v0.2.13)
+	hdrTracing           // Rust tracing behind an RFC 3339 stamp: "ERROR text_generation_launcher: " (TGI)
+	hdrTRT               // [04/28/2024-15:57:10] [TRT-LLM] [RANK 1] [E] (TensorRT-LLM)
 	nHdr
 )
 
@@ -180,7 +182,8 @@ func peelWrappers(l *line, b []byte) []byte {
 				return b
 			}
 			l.wst = st
-			b = peelJournaldIdent(b[n+1:])
+			// tracing pads the level: "2023-10-16T06:54:28.106837Z  INFO ".
+			b = peelJournaldIdent(b[skipSpaces(b, n):])
 			continue
 		case c == '[' && len(b) > 22 && b[11] == 'T':
 			// Buildkite: "[2025-08-12T08:42:31Z] ".
@@ -271,10 +274,14 @@ func rankPrefix(b []byte) (int, int) {
 	return n, rank
 }
 
-// peelJournaldIdent removes "host ident[pid]: " after a journald stamp.
+// peelJournaldIdent removes "host ident[pid]: " after a journald stamp. A
+// level word is no host: Rust's tracing prints "ERROR target: " there.
 func peelJournaldIdent(b []byte) []byte {
 	sp := bytes.IndexByte(b, ' ')
 	if sp <= 0 || sp > 64 {
+		return b
+	}
+	if _, n := levelWord(b); n == sp {
 		return b
 	}
 	rest := b[sp+1:]
@@ -385,6 +392,9 @@ func bracketHeader(l *line, b []byte) {
 		}
 		if len(b) > 9 && b[3] == ':' {
 			sglangOldHeader(l, b)
+		}
+		if l.kind == hdrNone && len(b) > 21 && b[3] == '/' && trtHeader(l, b) {
+			return
 		}
 		if l.kind == hdrNone {
 			// "[1] enqueue.cc:1500 NCCL WARN ..."
@@ -611,6 +621,9 @@ func upperHeader(l *line, b []byte) {
 			if vllmHeader(l, b, lv, n) {
 				return
 			}
+			if l.wst.ok && tracingHeader(l, b, lv, n) {
+				return
+			}
 		case ':':
 			if n+1 < len(b) && b[n+1] == ' ' {
 				l.kind = hdrUvicorn
@@ -625,6 +638,96 @@ func upperHeader(l *line, b []byte) {
 		return
 	}
 	ncclHeader(l, b)
+}
+
+// tracingHeader reads what Rust's tracing prints after its RFC 3339 stamp
+// (TGI's launcher and router): " LEVEL span: target: message", where each
+// of the span and target names is lower case letters, digits, '_', '-' or
+// "::" and ends in ": ".
+func tracingHeader(l *line, b []byte, lv facts.Level, n int) bool {
+	i := skipSpaces(b, n)
+	end := i
+	for k := 0; k < 2; k++ {
+		j := end
+		for j < len(b) && (b[j] == '_' || b[j] == '-' || (b[j] >= 'a' && b[j] <= 'z') || isDigit(b[j]) ||
+			(b[j] == ':' && j+1 < len(b) && b[j+1] == ':')) {
+			if b[j] == ':' {
+				j++
+			}
+			j++
+		}
+		if j == end || j+1 >= len(b) || b[j] != ':' || b[j+1] != ' ' {
+			break
+		}
+		end = j + 2
+	}
+	if end == i {
+		return false
+	}
+	// With file and line on: "router/src/main.rs:247: ".
+	if sp := bytes.IndexByte(b[end:], ' '); sp > 5 && sp < 128 {
+		tok := b[end : end+sp]
+		if tok[len(tok)-1] == ':' {
+			tok = tok[:len(tok)-1]
+			if c := bytes.LastIndexByte(tok, ':'); c > 3 && bytes.HasSuffix(tok[:c], []byte(".rs")) {
+				if _, ok := digits(tok, c+1, len(tok)-c-1); ok {
+					end += sp + 1
+				}
+			}
+		}
+	}
+	l.kind = hdrTracing
+	l.level = lv
+	l.hdr = b[:end]
+	l.body = b[end:]
+	return true
+}
+
+// trtHeader reads TensorRT-LLM's "[04/28/2024-15:57:10] [TRT-LLM] [RANK 1]
+// [E] " (the logger of TensorRT itself says "[TRT]").
+func trtHeader(l *line, b []byte) bool {
+	if len(b) < 24 || b[3] != '/' || b[6] != '/' || b[11] != '-' || b[20] != ']' {
+		return false
+	}
+	var st stamp
+	var ok1, ok2, ok3 bool
+	st.month, ok1 = digits(b, 1, 2)
+	st.day, ok2 = digits(b, 4, 2)
+	st.year, ok3 = digits(b, 7, 4)
+	if !ok1 || !ok2 || !ok3 || !parseClock(b, 12, &st) || !st.valid() {
+		return false
+	}
+	st.ok = true
+	i := 21
+	lv := facts.LevelNone
+	for k := 0; k < 4 && i+3 < len(b) && b[i] == ' ' && b[i+1] == '['; k++ {
+		e := bytes.IndexByte(b[i+1:], ']')
+		if e < 2 || e > 24 {
+			break
+		}
+		tag := b[i+2 : i+1+e]
+		if len(tag) == 1 {
+			switch tag[0] {
+			case 'V', 'D':
+				lv = facts.LevelDebug
+			case 'I':
+				lv = facts.LevelInfo
+			case 'W':
+				lv = facts.LevelWarning
+			case 'E':
+				lv = facts.LevelError
+			case 'F':
+				lv = facts.LevelCritical
+			}
+		}
+		i += 2 + e
+	}
+	l.kind = hdrTRT
+	l.st = st
+	l.level = lv
+	l.hdr = b[:i]
+	l.body = skipOneSpace(b[i:])
+	return true
 }
 
 // vllmHeader reads "LEVEL MM-DD HH:MM:SS [file.py:123] " (the "[" since Feb

@@ -130,6 +130,8 @@ type parser struct {
 
 	requests, errRequests int
 	ncclSeen              map[string]bool
+	// ncclTrace is the first line of each rank's NCCL error trace.
+	ncclTrace map[string]*facts.LogEvent
 }
 
 func newParser(in *textio.Input, kind facts.Kind, out *facts.Facts) *parser {
