@@ -102,6 +102,9 @@ type Finding struct {
 	// entry it rests on, if any. Both key the measured precision.
 	Layer     string `json:"-"`
 	Signature string `json:"-"`
+	// Seen says how often findings of its kind were right on the labeled
+	// cases (set from the calibration table).
+	Seen string `json:"-"`
 }
 
 // Inconclusive is a rule that could not decide, and what would let it.
@@ -181,6 +184,11 @@ type Options struct {
 	// Filter, when set, rewrites the findings before the verdict is decided,
 	// so that what it drops (a suppressed finding) claims no outcome or cause.
 	Filter func([]Finding) []Finding
+	// Calibration is the measured precision of each kind of finding; nil
+	// means the built-in table. Uncalibrated leaves the declared
+	// confidences (for measuring them).
+	Calibration  *Calibration
+	Uncalibrated bool
 }
 
 // Run derives the index and runs the rules. It never fails: a rule that
@@ -205,9 +213,20 @@ func Run(f *facts.Facts, opts Options) *Result {
 	if opts.Filter != nil {
 		res.Findings = opts.Filter(res.Findings)
 	}
+	if !opts.Uncalibrated {
+		cal := opts.Calibration
+		if cal == nil {
+			cal = BuiltinCalibration()
+		}
+		for i := range res.Findings {
+			if f := &res.Findings[i]; f.Cause && f.Category != "" {
+				f.Seen = cal.Calibrate(f)
+			}
+		}
+	}
 	sortFindings(res.Findings)
 	sort.SliceStable(res.Inconclusive, func(i, j int) bool { return res.Inconclusive[i].Rule < res.Inconclusive[j].Rule })
-	res.Verdict = decide(idx, res.Findings)
+	res.Verdict = decide(idx, res.Findings, res.RuledOut)
 	return res
 }
 

@@ -72,6 +72,7 @@ func runSignatures(p *Pass) {
 			Outcome:    sig.Outcome,
 			Phase:      phase,
 			Cause:      true,
+			Signature:  sig.ID,
 			Why:        fmt.Sprintf("the error text at %s is a known signature of %s", first.Src, sig.Category),
 		})
 	}

@@ -32,7 +32,7 @@ var outcomePriority = map[Outcome]int{
 	OutcomeCrashed: 5, OutcomeHung: 4, OutcomeSlow: 3, OutcomeInProgress: 2, OutcomeReady: 1, OutcomeUnknown: 0,
 }
 
-func decide(idx *Index, fs []Finding) Verdict {
+func decide(idx *Index, fs []Finding, ruledOut []RuledOut) Verdict {
 	v := Verdict{Outcome: OutcomeUnknown}
 	best := -1
 	for _, f := range fs {
@@ -60,18 +60,49 @@ func decide(idx *Index, fs []Finding) Verdict {
 			v.StalledFor = f.Stalled
 		}
 	}
-	byCat := map[Category]Cause{}
+	// The evidence for each category, pooled (calibration.go).
+	type pool struct {
+		best  Finding
+		ps    []float64
+		rules []string
+	}
+	byCat := map[Category]*pool{}
 	for _, f := range fs {
 		if !f.Cause || f.Category == "" {
 			continue
 		}
-		c, ok := byCat[f.Category]
-		if !ok || f.Confidence > c.Confidence {
-			byCat[f.Category] = Cause{Category: f.Category, Rule: f.Rule, Confidence: f.Confidence, Title: f.Title, Why: f.Why}
+		pl := byCat[f.Category]
+		if pl == nil {
+			pl = &pool{best: f}
+			byCat[f.Category] = pl
+		} else if f.Confidence > pl.best.Confidence {
+			pl.best = f
+		}
+		pl.ps = append(pl.ps, f.Confidence)
+		if !contains(pl.rules, f.Rule) {
+			pl.rules = append(pl.rules, f.Rule)
 		}
 	}
-	for _, c := range byCat {
-		v.Causes = append(v.Causes, c)
+	against := map[Category]int{}
+	for _, r := range ruledOut {
+		against[r.Category]++
+	}
+	for cat, pl := range byCat {
+		var others []string
+		for _, r := range pl.rules {
+			if r != pl.best.Rule {
+				others = append(others, r)
+			}
+		}
+		why := pl.best.Why + also(others)
+		if pl.best.Seen != "" {
+			why += "; " + pl.best.Seen
+		}
+		if n := against[cat]; n > 0 {
+			why += fmt.Sprintf("; %d rule(s) found evidence against it", n)
+		}
+		v.Causes = append(v.Causes, Cause{Category: cat, Rule: pl.best.Rule, Confidence: combine(pl.ps, against[cat]),
+			Title: pl.best.Title, Why: why})
 	}
 	sort.Slice(v.Causes, func(i, j int) bool {
 		a, b := v.Causes[i], v.Causes[j]
@@ -174,4 +205,13 @@ func humanDuration(d time.Duration) string {
 	default:
 		return fmt.Sprintf("%d s", int(d.Round(time.Second).Seconds()))
 	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }

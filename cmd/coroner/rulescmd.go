@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,15 +15,60 @@ import (
 	"github.com/coroner-dev/coroner/internal/escape"
 	"github.com/coroner-dev/coroner/reports"
 	"github.com/coroner-dev/coroner/rules"
+	"github.com/coroner-dev/coroner/rules/calibrate"
 	"github.com/coroner-dev/coroner/rules/pack"
 	"github.com/coroner-dev/coroner/rules/rulestest"
 	"github.com/coroner-dev/coroner/rules/suppress"
 )
 
 type rulesCmd struct {
-	List    rulesListCmd    `cmd:"" help:"List every rule: the built-in ones and those of the packs given with --rules."`
-	Explain rulesExplainCmd `cmd:"" help:"Explain a rule or signature: what it looks at, why, what it needs. Without an ID: the rule pack language."`
-	Test    rulesTestCmd    `cmd:"" help:"Run the fixture cases of DIR (txtar files, bundle folders with DIR.want) against the built-in rules and the packs (--rules, and DIR/*.rules.yaml); print PASS or FAIL per case."`
+	List      rulesListCmd      `cmd:"" help:"List every rule: the built-in ones and those of the packs given with --rules."`
+	Explain   rulesExplainCmd   `cmd:"" help:"Explain a rule or signature: what it looks at, why, what it needs. Without an ID: the rule pack language."`
+	Test      rulesTestCmd      `cmd:"" help:"Run the fixture cases of DIR (txtar files, bundle folders with DIR.want) against the built-in rules and the packs (--rules, and DIR/*.rules.yaml); print PASS or FAIL per case."`
+	Calibrate rulesCalibrateCmd `cmd:"" help:"Measure how often each kind of cause finding is right on labeled cases (incident sets with expected.json, fixture cases with verdict cause= wants) and write the table the reported confidences come from."`
+}
+
+type rulesCalibrateCmd struct {
+	Dirs   []string `arg:"" name:"DIR" help:"Labeled sets: a folder with expected.json and a folder per case, or a folder of fixture cases."`
+	Output string   `short:"o" placeholder:"FILE" help:"Write the table to FILE (default: stdout)."`
+	Check  string   `placeholder:"FILE" help:"Compare with FILE instead of writing; exit 1 when it is not current."`
+	rulePackFlags
+}
+
+func (c *rulesCalibrateCmd) Run(e *env) error {
+	set, err := c.load()
+	if err != nil {
+		return err
+	}
+	sets := map[string][]calibrate.Case{}
+	for _, d := range c.Dirs {
+		cases, err := calibrate.Load(d)
+		if err != nil {
+			return fail(exitInput, "%s: %v", d, err)
+		}
+		sets[d] = cases
+	}
+	cal, err := calibrate.Measure(sets, set.Options())
+	if err != nil {
+		return fail(exitInternal, "%v", err)
+	}
+	data, err := json.MarshalIndent(cal, "", " ")
+	if err != nil {
+		return fail(exitInternal, "%v", err)
+	}
+	data = append(data, '\n')
+	if c.Check != "" {
+		old, err := os.ReadFile(c.Check)
+		if err != nil {
+			return fail(exitInput, "%v", unwrapPathError(err))
+		}
+		if !bytes.Equal(old, data) {
+			return fail(exitFindings, "%s is not current: run `coroner rules calibrate -o %s %s`", c.Check, c.Check, strings.Join(c.Dirs, " "))
+		}
+		fmt.Fprintf(e.stdout, "%s is current (%d kinds of finding measured)\n", c.Check, len(cal.Keys))
+		return nil
+	}
+	return writeOutput(e, c.Output, data)
 }
 
 // rulePackFlags loads user rule packs.

@@ -93,7 +93,7 @@ kv-cache-size available-kv max-concurrency mem-pool-end max-total-tokens
 torch-compile torch-compile-end jit-begin jit-end jit-failed
 graph-capture-begin graph-capture-progress graph-capture-end
 graph-capture-failed init-engine-done warmup http-start ready request retract
-preemption shutdown nccl-info nccl-warn gloo python-warning torch-log
+preemption shutdown nccl-info nccl-warn nccl-error gloo python-warning torch-log
 collective-timeout watchdog-timeout shm-broadcast-wait rpc-timeout route
 custom-allreduce p2p jit-progress kv-insufficient placement-wait
 weights-download rank-assigned cmdline deprecation signal traceback error oom

@@ -265,7 +265,7 @@ var eventTypes = []facts.EventType{
 	facts.EventTorchCompileEnd, facts.EventJITBegin, facts.EventJITEnd, facts.EventJITFailed, facts.EventGraphBegin,
 	facts.EventGraphProgress, facts.EventGraphEnd, facts.EventGraphFailed, facts.EventInitEngineDone, facts.EventWarmup,
 	facts.EventHTTPStart, facts.EventReady, facts.EventRequest, facts.EventRetract, facts.EventPreemption, facts.EventShutdown,
-	facts.EventNCCLInfo, facts.EventNCCLWarn, facts.EventGloo, facts.EventPythonWarning, facts.EventTorchLog,
+	facts.EventNCCLInfo, facts.EventNCCLWarn, facts.EventNCCLError, facts.EventGloo, facts.EventPythonWarning, facts.EventTorchLog,
 	facts.EventCollectiveTimout, facts.EventWatchdogTimeout, facts.EventSHMWait, facts.EventRPCTimeout,
 	facts.EventRoute, facts.EventCustomAllReduce, facts.EventP2P, facts.EventJITProgress, facts.EventKVInsufficient,
 	facts.EventPlacementWait, facts.EventWeightsDownload, facts.EventRankAssigned, facts.EventCmdline,

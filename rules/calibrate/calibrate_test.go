@@ -1,0 +1,92 @@
+package calibrate
+
+import (
+	"encoding/json"
+	"os"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/coroner-dev/coroner/rules"
+)
+
+// The labeled sets the built-in table is measured on, from the module
+// root (rules/calibrate is two levels down).
+var tableSets = []string{"fixtures/incidents", "rules/testdata", "fixtures"}
+
+func loadSets(t *testing.T) map[string][]Case {
+	t.Helper()
+	sets := map[string][]Case{}
+	for _, d := range tableSets {
+		cases, err := Load("../../" + d)
+		require.NoError(t, err, d)
+		require.NotEmpty(t, cases, d)
+		for i := range cases {
+			cases[i].Set = d
+		}
+		sets[d] = cases
+	}
+	return sets
+}
+
+// TestTableIsCurrent: rules/calibration.json is what `coroner rules
+// calibrate fixtures/incidents rules/testdata fixtures` writes today.
+func TestTableIsCurrent(t *testing.T) {
+	cal, err := Measure(loadSets(t), rules.Options{})
+	require.NoError(t, err)
+	want, err := json.MarshalIndent(cal, "", " ")
+	require.NoError(t, err)
+	got, err := os.ReadFile("../calibration.json")
+	require.NoError(t, err)
+	assert.Equal(t, string(want)+"\n", string(got),
+		"rules/calibration.json is not current: run `go run ./cmd/coroner rules calibrate -o rules/calibration.json fixtures/incidents rules/testdata fixtures`")
+}
+
+// incidentFloor is the share of fixtures/incidents fully right (outcome,
+// phase and one of the two most likely causes) below which the build fails.
+const incidentFloor = 0.28
+
+func TestIncidentsAboveFloor(t *testing.T) {
+	cases, err := Incidents("../../fixtures/incidents")
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, len(cases), 40)
+	full := 0
+	for i := range cases {
+		res, err := cases[i].Run(rules.Options{})
+		require.NoError(t, err, cases[i].Name)
+		if cases[i].Grade(res.Verdict).Full {
+			full++
+		}
+	}
+	share := float64(full) / float64(len(cases))
+	t.Logf("fixtures/incidents: %d of %d fully right (%.0f%%)", full, len(cases), 100*share)
+	assert.GreaterOrEqual(t, share, incidentFloor, "fully right on the labeled incidents fell below the floor")
+}
+
+func TestGrade(t *testing.T) {
+	c := Case{Outcomes: []rules.Outcome{rules.OutcomeCrashed}, Phases: []rules.Phase{rules.PhaseKVCache},
+		Causes: []rules.Category{rules.CatGPUOOM}, ForbidTop: []rules.Category{rules.CatConfig}}
+	v := rules.Verdict{Outcome: rules.OutcomeCrashed, Phase: rules.PhaseKVCache,
+		Causes: []rules.Cause{{Category: rules.CatKVCacheInsufficent}, {Category: rules.CatGPUOOM}}}
+	assert.Equal(t, Score{Outcome: true, Phase: true, Cause: true, Full: true}, c.Grade(v), "the second cause counts")
+	v.Causes = []rules.Cause{{Category: rules.CatConfig}, {Category: rules.CatGPUOOM}}
+	assert.False(t, c.Grade(v).Cause, "forbidden first")
+	v.Causes = []rules.Cause{{Category: rules.CatKVCacheInsufficent}, {Category: rules.CatConfig}, {Category: rules.CatGPUOOM}}
+	assert.False(t, c.Grade(v).Cause, "third is too far")
+	v.Phase = rules.PhaseWarmup
+	assert.False(t, c.Grade(v).Phase)
+	c.Phases = nil
+	assert.True(t, c.Grade(v).Phase, "nil phases are not graded")
+}
+
+// The expert's account never reaches the analysis.
+func TestCaseMDIsHidden(t *testing.T) {
+	cases, err := Incidents("../../fixtures/incidents")
+	require.NoError(t, err)
+	f, err := cases[0].facts()
+	require.NoError(t, err)
+	for _, s := range f.Sources {
+		assert.NotEqual(t, "case.md", s.Path)
+	}
+}
