@@ -667,18 +667,21 @@ func (s *Stream) spaceForm(b []byte, i, j, sp int, lineStart bool) bool {
 	if !lineStart || sp >= len(b) {
 		return false
 	}
-	lead := bytes.TrimLeft(b[:i], " \t")
-	switch {
-	case string(lead) == "setenv " || string(lead) == "ENV ":
-		return classify(b[i:j], false) != notSecret
-	case eqFold(b[i:j], "password") || eqFold(b[i:j], "passwd"):
+	// Most words of a log are followed by a space: two cheap tests first.
+	if n := j - i; (n == 8 || n == 6) && (eqFold(b[i:j], "password") || eqFold(b[i:j], "passwd")) {
+		line := bytes.TrimLeft(b, " \t")
 		for _, w := range []string{"machine ", "default ", "login ", "password ", "passwd "} {
-			if bytes.HasPrefix(bytes.TrimLeft(b, " \t"), []byte(w)) {
+			if bytes.HasPrefix(line, []byte(w)) {
 				return true
 			}
 		}
+		return false
 	}
-	return false
+	if i > 32 {
+		return false // setenv and ENV name their variable as the line's second word
+	}
+	lead := bytes.TrimLeft(b[:i], " \t")
+	return (string(lead) == "setenv " || string(lead) == "ENV ") && classify(b[i:j], false) != notSecret
 }
 
 // spaceValue masks the value of a space-form assignment: the rest of the

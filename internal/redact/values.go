@@ -5,13 +5,20 @@ import (
 	"math"
 )
 
-// placeholderWords stand for a secret without being one: masking them
-// would only add noise to the report (and hide that none was set).
-var placeholderWords = map[string]bool{
-	"none": true, "null": true, "nil": true, "true": true, "false": true, "yes": true, "no": true, "on": true,
-	"off": true, "redacted": true, "[redacted]": true, "(redacted)": true, "<redacted>": true, "hidden": true,
-	"unset": true, "undefined": true, "...": true, "-": true, "(set, not shown)": true, "[]": true, "{}": true,
-	"''": true, `""`: true,
+// isPlaceholderWord reports a word that stands for a secret without being
+// one (None, redacted, ...), in any case: masking it would only add noise
+// to the report and hide that none was set.
+func isPlaceholderWord(v []byte) bool {
+	if len(v) > 16 {
+		return false
+	}
+	var buf [16]byte
+	switch string(asciiLower(buf[:0], v)) {
+	case "none", "null", "nil", "true", "false", "yes", "no", "on", "off", "redacted", "[redacted]", "(redacted)",
+		"<redacted>", "hidden", "unset", "undefined", "...", "-", "(set, not shown)", "[]", "{}", "''", `""`:
+		return true
+	}
+	return false
 }
 
 // isPlaceholder reports a value that is not a secret: empty, a word above,
@@ -22,7 +29,7 @@ func isPlaceholder(v []byte) bool {
 	if len(v) == 0 {
 		return true
 	}
-	if len(v) <= 16 && placeholderWords[string(asciiLower(make([]byte, 0, 16), v))] {
+	if isPlaceholderWord(v) {
 		return true
 	}
 	switch {
@@ -70,7 +77,7 @@ func alreadyMasked(v []byte) bool {
 // isNumberOrBool reports 4096, -1, 0.9, 1e-5: the value of a counter or
 // a ratio, never of a token.
 func isNumberOrBool(v []byte) bool {
-	if placeholderWords[string(asciiLower(make([]byte, 0, 8), v))] && len(v) <= 5 {
+	if len(v) <= 5 && isPlaceholderWord(v) {
 		return true
 	}
 	digits := 0

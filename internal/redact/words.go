@@ -30,14 +30,9 @@ const (
 	strong
 )
 
-// strongLast are last words that make a name a secret, and suffixes of a
-// last word that do (dbpassword, clientsecret, xapikey).
+// strongSuffix are endings of a last word that make a name a secret
+// (dbpassword, clientsecret, xapikey); the whole words are in judge.
 var (
-	strongLast = map[string]bool{
-		"password": true, "passwords": true, "passwd": true, "passphrase": true, "secret": true, "secrets": true,
-		"credential": true, "credentials": true, "cookie": true, "cookies": true, "authorization": true,
-		"apikey": true, "apikeys": true, "privatekey": true, "accesskey": true, "secretkey": true,
-	}
 	strongSuffix = []string{"password", "passwd", "passphrase", "secret", "apikey", "credentials", "accesskey", "secretkey", "privatekey"}
 	// keyPrefixes make a name ending in "key" strong: api_key,
 	// access_key, AccountKey, subscription-key.
@@ -90,38 +85,30 @@ var (
 // where a lower-case letter or a digit is followed by an upper-case one
 // (apiKey), or a run of capitals by a capitalized word (XApiKey: x, api,
 // key; HFToken: hf, token). A word longer than a buffer keeps its end,
-// which is what the policy compares. n is the number of words.
+// which is what the policy compares. n is the number of words, counted up
+// to 2. The scan runs from the name's end and stops after two words.
 func lastWords(name []byte, prevBuf, lastBuf *[32]byte) (prev, last []byte, n int) {
-	ps, pe, ls, le := -1, -1, -1, -1
-	start := -1
-	flush := func(end int) {
-		if start >= 0 && end > start {
-			ps, pe, ls, le = ls, le, start, end
-			n++
-		}
-		start = -1
+	alnum := func(c byte) bool { return isLower(c) || isUpper(c) || isDigit(c) }
+	// boundary reports a word break between name[i-1] and name[i], both
+	// letters or digits.
+	boundary := func(i int) bool {
+		p, c := name[i-1], name[i]
+		return isUpper(c) && (isLower(p) || isDigit(p)) || isUpper(p) && isUpper(c) && i+1 < len(name) && isLower(name[i+1])
 	}
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		if !isLower(c) && !isUpper(c) && !isDigit(c) {
-			flush(i)
-			continue
+	word := func(end int) (int, int) {
+		for end > 0 && !alnum(name[end-1]) {
+			end--
 		}
-		if start < 0 {
-			start = i
-			continue
+		if end == 0 {
+			return -1, -1
 		}
-		p := name[i-1]
-		if isUpper(c) && (isLower(p) || isDigit(p)) || isUpper(p) && isUpper(c) && i+1 < len(name) && isLower(name[i+1]) {
-			flush(i)
-			start = i
+		start := end - 1
+		for start > 0 && alnum(name[start-1]) && !boundary(start) {
+			start--
 		}
+		return start, end
 	}
-	flush(len(name))
 	lower := func(buf *[32]byte, s, e int) []byte {
-		if s < 0 {
-			return nil
-		}
 		s = max(s, e-len(buf))
 		out := buf[:0]
 		for _, c := range name[s:e] {
@@ -132,7 +119,16 @@ func lastWords(name []byte, prevBuf, lastBuf *[32]byte) (prev, last []byte, n in
 		}
 		return out
 	}
-	return lower(prevBuf, ps, pe), lower(lastBuf, ls, le), n
+	ls, le := word(len(name))
+	if ls < 0 {
+		return nil, nil, 0
+	}
+	last = lower(lastBuf, ls, le)
+	ps, pe := word(ls)
+	if ps < 0 {
+		return nil, last, 1
+	}
+	return lower(prevBuf, ps, pe), last, 2
 }
 
 func isLower(c byte) bool { return 'a' <= c && c <= 'z' }
@@ -153,51 +149,54 @@ func judge(name, prev, last []byte, n int, inQuery bool) strength {
 	if n == 0 {
 		return notSecret
 	}
-	// Indexing a map with string(b) does not allocate.
-	envStyle := n > 1 && isEnvName(name)
+	// A switch on the word compares, where a map would hash every name
+	// of a log; indexing a map with string(b) does not allocate.
 	st := notSecret
-	switch {
-	case strongLast[string(last)]:
+	switch string(last) {
+	case "password", "passwords", "passwd", "passphrase", "secret", "secrets", "credential", "credentials",
+		"cookie", "cookies", "authorization", "apikey", "apikeys", "privatekey", "accesskey", "secretkey":
 		st = strong
-	case string(last) == "key" || string(last) == "keys":
+	case "key", "keys":
 		switch {
 		case keyPrefixes[string(prev)] || bytes.HasSuffix(prev, []byte("api")):
 			st = strong
-		case envStyle:
+		case n > 1 && isEnvName(name):
 			st = strongText
 		default:
 			st = weak
 		}
-	case string(last) == "token":
+	case "token":
 		if tokenNotSecret[string(prev)] {
 			return notSecret
 		}
 		st = strongText
-	case string(last) == "tokens":
+	case "tokens":
 		if tokenNotSecret[string(prev)] {
 			return notSecret
 		}
 		st = weak
-	case string(last) == "pwd":
+	case "pwd":
 		// PWD alone is the shell's working directory.
 		if n > 1 {
 			st = strong
 		}
-	case bytes.HasSuffix(last, []byte("pwd")) && string(last) != "oldpwd":
-		st = strong
-	case string(last) == "pass":
+	case "oldpwd":
+	case "pass":
 		if n > 1 && !passNotSecret[string(prev)] {
 			st = strongText
 		}
-	case string(last) == "auth" || string(last) == "basicauth" || string(last) == "httpauth" || string(last) == "proxyauth":
+	case "auth", "basicauth", "httpauth", "proxyauth":
 		st = strongText
-	case string(last) == "signature" || string(last) == "jwt":
+	case "signature", "jwt":
 		st = weak
-	case hasAnySuffix(last, strongSuffix):
-		st = strong
-	case len(last) > 5 && bytes.HasSuffix(last, []byte("token")) && !tokenNotSecret[string(last[:len(last)-5])]:
-		// authtoken, hftoken, accesstoken: one word.
-		st = strongText
+	default:
+		switch {
+		case bytes.HasSuffix(last, []byte("pwd")) || hasAnySuffix(last, strongSuffix):
+			st = strong
+		case len(last) > 5 && bytes.HasSuffix(last, []byte("token")) && !tokenNotSecret[string(last[:len(last)-5])]:
+			// authtoken, hftoken, accesstoken: one word.
+			st = strongText
+		}
 	}
 	if inQuery {
 		if st == notSecret && queryWords[string(last)] {
@@ -260,19 +259,20 @@ func Conceal(name, value string) bool {
 	return value != "" && (IsSecretName(name) || SecretValue(name, value))
 }
 
-// hides applies a name's strength to its value.
+// hides applies a name's strength to its value. The shape tests come
+// before the placeholder test, which costs more and is seldom needed.
 func hides(st strength, v []byte) bool {
-	if st == notSecret || isPlaceholder(v) {
-		return false
-	}
 	switch st {
-	case strong:
-		return true
+	case notSecret:
+		return false
+	case weak:
+		if _, ok, _ := tokenAt(v, 0, 0); !ok && !isOpaque(v) {
+			return false
+		}
 	case strongText:
-		return !isNumberOrBool(v)
+		if isNumberOrBool(v) {
+			return false
+		}
 	}
-	if _, ok, _ := tokenAt(v, 0, 0); ok {
-		return true
-	}
-	return isOpaque(v)
+	return !isPlaceholder(v)
 }
