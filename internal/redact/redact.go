@@ -121,6 +121,8 @@ type Stream struct {
 	// weakUntil ends, in the current line, the last value a weak name
 	// held that was judged no secret.
 	weakUntil int
+	// indent is the current line's indentation, measured once.
+	indent int
 }
 
 type contKind int
@@ -212,6 +214,10 @@ func (s *Stream) Line(b []byte) {
 	s.midLine = b[len(b)-1] != '\n'
 	s.jwtFrom, s.lastValueEnd, s.weakUntil = 0, -1, 0
 	if lineStart {
+		s.indent = 0
+		for s.indent < len(body) && (body[s.indent] == ' ' || body[s.indent] == '\t') {
+			s.indent++
+		}
 		s.envLike = s.envLike && envLine(body)
 		if s.pendingName > 0 {
 			s.pendingName--
@@ -249,7 +255,7 @@ func (s *Stream) continued(body []byte, lineStart bool) int {
 			v++
 		}
 		if v < len(body) && body[v] != '-' {
-			return s.value(body, v, ctx)
+			return s.value(body, v, &ctx)
 		}
 		return 0
 	}
@@ -297,7 +303,7 @@ func (s *Stream) continued(body []byte, lineStart bool) int {
 	case contBare:
 		ctx := c.bare
 		*c = continuation{}
-		end := bareEnd(body, 0, ctx)
+		end := bareEnd(body, 0, &ctx)
 		maskBytes(body[:end])
 		return end
 	case contBlock:

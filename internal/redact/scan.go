@@ -191,7 +191,6 @@ func (s *Stream) named(b []byte, i, j, depth int, lineStart bool) (int, bool) {
 		}
 		ctx.semicolon = p >= 0 && b[p] == ';'
 	}
-	ctx.lineLevel, ctx.indent = s.lineLevel(b, i, quote, lineStart)
 	v := sp + sepLen
 	if flag && sepLen == 0 {
 		// --api-key VALUE: the next word, unless it is another flag; a
@@ -217,8 +216,9 @@ func (s *Stream) named(b []byte, i, j, depth int, lineStart bool) (int, bool) {
 			return len(b), true
 		}
 		ctx.lineRest = false
-		return s.value(b, v, ctx), true
+		return s.value(b, v, &ctx), true
 	}
+	ctx.lineLevel, ctx.indent = s.lineLevel(b, i, quote, lineStart)
 	ctx.yaml = b[sp] == ':' && ctx.lineLevel
 	for v < len(b) && (b[v] == ' ' || b[v] == '\t') {
 		v++
@@ -227,7 +227,7 @@ func (s *Stream) named(b []byte, i, j, depth int, lineStart bool) (int, bool) {
 	// HF_TOKEN=x python3 serve.py --port 1 is a command, whose arguments
 	// the analyzer reads.
 	ctx.lineRest = ctx.lineLevel && (b[sp] == ':' || sp > k || s.envLike && !commandAfter(b, v))
-	return s.value(b, v, ctx), true
+	return s.value(b, v, &ctx), true
 }
 
 // commandAfter reports a command after the value that starts at b[v]: a
@@ -284,9 +284,9 @@ func (s *Stream) lineLevel(b []byte, i int, quote byte, lineStart bool) (bool, i
 	if !lineStart {
 		return false, 0
 	}
-	indent := 0
-	for indent < len(b) && (b[indent] == ' ' || b[indent] == '\t') {
-		indent++
+	indent := s.indent
+	if i < indent || i-indent > 24 {
+		return false, indent // the words before a line-level name are short
 	}
 	pre := b[indent:i]
 	if quote != 0 && len(pre) > 0 && pre[len(pre)-1] == quote {
@@ -310,7 +310,7 @@ func (s *Stream) lineLevel(b []byte, i int, quote byte, lineStart bool) (bool, i
 
 // value masks the value that starts at b[v] and returns where scanning
 // goes on.
-func (s *Stream) value(b []byte, v int, ctx valueCtx) int {
+func (s *Stream) value(b []byte, v int, ctx *valueCtx) int {
 	if v >= len(b) {
 		// No value on this line: with YAML, the value is the block
 		// indented below (password:\n  hunter2, api_keys:\n  - a).
@@ -341,7 +341,7 @@ func (s *Stream) value(b []byte, v int, ctx valueCtx) int {
 		end--
 	}
 	if s.maskValue(b, v, end, ctx) {
-		s.lastValue, s.lastValueEnd = ctx, end
+		s.lastValue, s.lastValueEnd = *ctx, end
 		return end
 	}
 	// A value that is no secret is text like any other: a token or a
@@ -353,7 +353,7 @@ func (s *Stream) value(b []byte, v int, ctx valueCtx) int {
 }
 
 // bareEnd finds the end of an unquoted value.
-func bareEnd(b []byte, v int, ctx valueCtx) int {
+func bareEnd(b []byte, v int, ctx *valueCtx) int {
 	for k := v; k < len(b); k++ {
 		c := b[k]
 		switch {
@@ -384,7 +384,7 @@ func bareEnd(b []byte, v int, ctx valueCtx) int {
 // maskValue masks b[v:end] as a value of ctx, trimmed of white space,
 // unless the name's strength spares it; a known token keeps its prefix
 // and is counted under its kind. It reports whether it masked.
-func (s *Stream) maskValue(b []byte, v, end int, ctx valueCtx) bool {
+func (s *Stream) maskValue(b []byte, v, end int, ctx *valueCtx) bool {
 	for end > v && (b[end-1] == ' ' || b[end-1] == '\t') {
 		end--
 	}
@@ -435,7 +435,7 @@ func skipScheme(b []byte, v, end int) int {
 // quoted masks a quoted value opening at b[v] with delim. A quote that
 // does not close on a line that starts with the name continues on the
 // next lines (a YAML or shell string over several lines).
-func (s *Stream) quoted(b []byte, v int, delim string, ctx valueCtx) int {
+func (s *Stream) quoted(b []byte, v int, delim string, ctx *valueCtx) int {
 	in := v + len(delim)
 	close := findClose(b, in, delim)
 	if close >= 0 {
@@ -491,7 +491,7 @@ func findClose(b []byte, i int, delim string) int {
 // quotes, so that a parser still reads the structure. One left open on a
 // line that starts with the name continues on the next lines
 // (pretty-printed JSON).
-func (s *Stream) bracketed(b []byte, v int, ctx valueCtx) int {
+func (s *Stream) bracketed(b []byte, v int, ctx *valueCtx) int {
 	depth := 0
 	end := s.maskScalars(b, v, &depth, ctx.st)
 	if depth > 0 && ctx.lineLevel {
@@ -573,7 +573,7 @@ func blockIndicator(b []byte) bool {
 }
 
 // openBlock starts masking the lines indented below a YAML key.
-func (s *Stream) openBlock(ctx valueCtx) {
+func (s *Stream) openBlock(ctx *valueCtx) {
 	s.cont = continuation{kind: contBlock, indent: ctx.indent, st: ctx.st, left: maxContinuation, kindName: ctx.kind}
 }
 
@@ -651,13 +651,13 @@ func (s *Stream) userFlag(b []byte, i, j, k int, quote byte, escaped bool) (int,
 			end = len(b)
 		}
 	} else {
-		end = bareEnd(b, v, ctx)
+		end = bareEnd(b, v, &ctx)
 	}
 	colon := bytes.IndexByte(b[start:end], ':')
 	if colon <= 0 || start+colon+1 >= end || isNumberOrBool(b[start+colon+1:end]) {
 		return 0, false
 	}
-	s.maskValue(b, start+colon+1, end, ctx)
+	s.maskValue(b, start+colon+1, end, &ctx)
 	return end, true
 }
 
@@ -693,7 +693,7 @@ func (s *Stream) spaceValue(b []byte, i, j, sp int, lineStart bool) (int, bool) 
 	}
 	lead := bytes.TrimLeft(b[:i], " \t")
 	ctx.lineRest = string(lead) == "setenv " || string(lead) == "ENV "
-	return s.value(b, sp, ctx), true
+	return s.value(b, sp, &ctx), true
 }
 
 // isNameKey reports the keys whose value names a variable whose value
