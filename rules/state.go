@@ -13,6 +13,10 @@ import (
 type State struct {
 	// Ready is the first ready line (fired up, Application startup complete).
 	Ready *facts.LogEvent
+	// Serving is the first sign that the server answered without a ready
+	// line in the evidence (a paste that starts later): a stat line of a
+	// running engine, a request answered, vLLM's HTTP server listening.
+	Serving *facts.LogEvent
 	// Shutdown is the first sign that the server was told to stop.
 	Shutdown *facts.LogEvent
 	// Failures are the failure events that are not shutdown noise, in log order.
@@ -84,6 +88,9 @@ func (idx *Index) deriveState() {
 				st.Failures = append(st.Failures, e)
 			}
 		}
+		if st.Serving == nil && st.Ready == nil {
+			st.Serving = servingSign(l)
+		}
 		a := LastActivity(l)
 		if a.Time.After(st.Last.Time) {
 			st.Last, st.LastLog = a, l
@@ -120,4 +127,28 @@ func isStopRequest(e *facts.LogEvent) bool {
 			sig == "15" || sig == "2" || sig == "1"
 	}
 	return false
+}
+
+// servingSign is the first line of a log that shows the server serving:
+// an answered request, a stat line, or vLLM's uvicorn listening ("Uvicorn
+// running on": the engine is up before vLLM starts its HTTP server; SGLang
+// starts its server before its warmup, so there only the ready line says
+// it).
+func servingSign(l *facts.Log) *facts.LogEvent {
+	for _, ser := range l.Series {
+		if ser.First != nil && (ser.Type == facts.EventStatDecode || ser.Type == facts.EventStatPrefill || ser.Type == facts.EventStatThroughput) {
+			return &facts.LogEvent{Src: ser.First.Src, Time: ser.First.Time, Proc: ser.Proc, Type: ser.Type, Msg: "a stat line of the running engine"}
+		}
+	}
+	for _, e := range l.Events {
+		switch {
+		case e.Type == facts.EventRequest:
+			if st, ok := e.Num("status"); ok && st > 0 && st < 500 {
+				return e
+			}
+		case e.Type == facts.EventHTTPStart && l.Engine == facts.EngineVLLM && e.Str("url") != "":
+			return e
+		}
+	}
+	return nil
 }

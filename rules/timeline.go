@@ -119,6 +119,8 @@ func procTimelines(f *facts.Facts) []*ProcTimeline {
 				}
 			case facts.EventGraphProgress:
 				events = append(events, &facts.LogEvent{Src: b.FirstSrc, Time: b.Time, Proc: proc, Type: facts.EventGraphProgress})
+			case facts.EventStatThroughput:
+				events = append(events, &facts.LogEvent{Src: b.FirstSrc, Time: b.Time, Proc: proc, Type: facts.EventStatThroughput})
 			}
 		}
 		// Stat lines live in series, not events: the first of each says its
@@ -165,6 +167,9 @@ func barPhase(b *facts.ProgressBar) facts.EventType {
 		return facts.EventLoadProgress
 	case containsAny(b.Desc, "Capturing", "CUDA graph", "cuda graph", "Compiling num tokens"):
 		return facts.EventGraphProgress
+	case containsAny(b.Desc, "Processed prompts", "Adding requests"):
+		// vLLM's offline LLM.generate: the engine is serving the batch.
+		return facts.EventStatThroughput
 	}
 	return ""
 }

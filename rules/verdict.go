@@ -46,9 +46,9 @@ func decide(idx *Index, fs []Finding, ruledOut []RuledOut) Verdict {
 		}
 	}
 	if best < 0 {
-		// No rule claimed an outcome: a ready line that nothing contradicts
-		// means ready.
-		if idx.State.Ready != nil {
+		// No rule claimed an outcome: a ready line, or a server seen
+		// serving, that nothing contradicts means ready.
+		if idx.State.Ready != nil || idx.State.Serving != nil {
 			v.Outcome = OutcomeReady
 		}
 	}

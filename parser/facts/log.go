@@ -334,7 +334,8 @@ type Log struct {
 	// counts the rest.
 	Events        []*LogEvent `json:"events"`
 	DroppedEvents int         `json:"dropped_events,omitempty"`
-	// Unmatched are lines nothing recognized (EventLine), the first
+	// Unmatched are lines nothing recognized (EventLine; EventNCCLInfo for
+	// NCCL's INFO lines that say nothing of note), the first
 	// MaxUnmatched/4 and the last 3*MaxUnmatched/4 of them, so that an error
 	// printed in a format nobody anticipated still reaches the signature
 	// catalog and user packs; DroppedUnmatched counts the rest.

@@ -18,6 +18,7 @@ type lineBuf struct {
 }
 
 type lineSlot struct {
+	typ       facts.EventType
 	line      int
 	t         time.Time
 	inherited bool
@@ -37,9 +38,14 @@ func (b *lineBuf) add(p *parser, ps *procState, l *line, body []byte) {
 	if len(text) == 0 {
 		return
 	}
+	typ := facts.EventLine
+	if l.kind == hdrNCCL {
+		// An NCCL INFO line with no meaning of its own: still NCCL's.
+		typ = facts.EventNCCLInfo
+	}
 	if len(b.head) < headUnmatched {
 		ev := &facts.LogEvent{Src: facts.Source{File: p.in.Path, Line: p.lineNo}, Proc: ps.pl.Proc, Level: l.level,
-			Type: facts.EventLine, Msg: validString(text, p.bad)}
+			Type: typ, Msg: validString(text, p.bad)}
 		if p.hasT || p.inherited {
 			ev.Time, ev.Inherited = p.t, p.inherited
 		}
@@ -55,7 +61,7 @@ func (b *lineBuf) add(p *parser, ps *procState, l *line, body []byte) {
 		b.next = (b.next + 1) % tailUnmatched
 		b.dropped++
 	}
-	s.line, s.proc, s.level, s.bad = p.lineNo, ps.pl.Proc, l.level, p.bad
+	s.typ, s.line, s.proc, s.level, s.bad = typ, p.lineNo, ps.pl.Proc, l.level, p.bad
 	s.t, s.inherited = time.Time{}, false
 	if p.hasT || p.inherited {
 		s.t, s.inherited = p.t, p.inherited
@@ -68,7 +74,7 @@ func (b *lineBuf) all(p *parser) ([]*facts.LogEvent, int) {
 	out = append(out, b.head...)
 	emit := func(s *lineSlot) {
 		out = append(out, &facts.LogEvent{Src: facts.Source{File: p.in.Path, Line: s.line}, Time: s.t, Inherited: s.inherited,
-			Proc: s.proc, Level: s.level, Type: facts.EventLine, Msg: validString(s.text, s.bad)})
+			Proc: s.proc, Level: s.level, Type: s.typ, Msg: validString(s.text, s.bad)})
 	}
 	for i := b.next; i < len(b.ring); i++ {
 		emit(&b.ring[i])
