@@ -210,7 +210,9 @@ func isSpace(c byte) bool {
 
 func (r *Redactor) addUser(u string) {
 	u = strings.Trim(u, ".-")
-	if len(u) < 3 || systemUsers[u] || protectedNames[strings.ToLower(u)] || !userNameRE.MatchString(u) || isNumber(u) {
+	// A user name is at most 32 bytes (useradd); the bound keeps the
+	// name trie shallow, and replacing linear.
+	if len(u) < 3 || len(u) > 64 || systemUsers[u] || protectedNames[strings.ToLower(u)] || !userNameRE.MatchString(u) || isNumber(u) {
 		return
 	}
 	r.mu.Lock()
@@ -222,7 +224,8 @@ func (r *Redactor) addUser(u string) {
 
 func (r *Redactor) addHost(h string) {
 	h = strings.Trim(h, ".-")
-	if len(h) < 3 || protectedNames[strings.ToLower(h)] || !userNameRE.MatchString(h) || isNumber(h) {
+	// A host name is at most 253 bytes (RFC 1035).
+	if len(h) < 3 || len(h) > 253 || protectedNames[strings.ToLower(h)] || !userNameRE.MatchString(h) || isNumber(h) {
 		return
 	}
 	if _, err := netip.ParseAddr(h); err == nil {

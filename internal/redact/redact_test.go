@@ -430,3 +430,15 @@ func TestRedactionIsLinear(t *testing.T) {
 		}
 	}
 }
+
+// TestHostsLinear: learned names are bounded like real ones, so a text
+// made of a long learned name's prefixes costs no more than a log.
+func TestHostsLinear(t *testing.T) {
+	long := strings.Repeat("a.", 200<<10)
+	in := "HOSTNAME=" + long + "x\n" + long + "\n"
+	r := New(Options{Hosts: true})
+	start := time.Now()
+	require.NoError(t, r.Learn(strings.NewReader(in)))
+	_, _ = redactAll(t, r, in)
+	assert.Less(t, time.Since(start), 5*time.Second)
+}
