@@ -410,7 +410,7 @@ func (r *Redactor) replaceNames(b []byte, c Counts) {
 		return
 	}
 	for i := 0; i < len(b); i++ {
-		if i > 0 && isWordByte(b[i-1]) {
+		if t.root[b[i]] == 0 || i > 0 && isWordByte(b[i-1]) {
 			continue
 		}
 		name, end := t.longest(b, i)
@@ -603,7 +603,7 @@ var versionHints = []string{"version", "[conda]", "[pip"}
 // Version strings that look like addresses (cuDNN 9.1.0.70, ==1.2.3.4) are
 // not addresses.
 func forEachIP(line, lower []byte, fn func(ip string, start, end int)) {
-	if bytes.Count(line, []byte{'.'}) >= 3 && !hasAny(lower, versionHints) {
+	if bytes.Count(line, []byte{'.'}) >= 3 && !hasAny(lowerInto(line, lower), versionHints) {
 		for _, m := range findIPv4(line) {
 			if !boundary(line, m[0], m[1], '.') {
 				continue
@@ -635,6 +635,15 @@ func forEachIP(line, lower []byte, fn func(ip string, start, end int)) {
 			fn(s, m[0], m[1])
 		}
 	}
+}
+
+// lowerInto returns line lower-cased: lower itself when it holds it
+// already (len(lower) == len(line)), else lower's storage reused.
+func lowerInto(line, lower []byte) []byte {
+	if len(lower) == len(line) {
+		return lower
+	}
+	return asciiLower(lower[:0], line)
 }
 
 // findIPv6 finds what may be IPv6 addresses: runs of hex digits and

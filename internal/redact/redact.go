@@ -117,12 +117,12 @@ type Stream struct {
 	// end, for a value that a piece's end cuts.
 	lastValue    valueCtx
 	lastValueEnd int
-	lower        []byte // the line lower-cased, for --redact-hosts
 	// weakUntil ends, in the current line, the last value a weak name
 	// held that was judged no secret.
 	weakUntil int
 	// indent is the current line's indentation, measured once.
 	indent int
+	lower  []byte // storage for a line lower-cased (--redact-hosts)
 }
 
 type contKind int
@@ -230,8 +230,12 @@ func (s *Stream) Line(b []byte) {
 	}
 	if s.r.opts.Hosts {
 		s.r.replaceNames(body, s.counts)
-		s.lower = asciiLower(s.lower[:0], body)
-		s.r.replaceIPs(body, s.lower, s.counts)
+		// An empty buffer: replaceIPs lower-cases the line into it only
+		// when the line may hold an address.
+		if cap(s.lower) < len(body) {
+			s.lower = make([]byte, 0, 2*len(body))
+		}
+		s.r.replaceIPs(body, s.lower[:0], s.counts)
 		s.r.replaceEmails(body, s.counts)
 	}
 }
