@@ -109,6 +109,9 @@ func runCrashed(p *Pass) {
 			}
 		}
 		afterReady := st.Ready != nil && st.Ready.Src.File == root.Src.File && st.Ready.Src.Line < root.Src.Line
+		if afterReady && bindFailure(idx, root) {
+			afterReady = false // it never listened, so it never served
+		}
 		if afterReady && place.By != "frames" {
 			place = Placement{Phase: PhaseServing, By: "milestone", Src: st.Ready.Src, Why: "after the server was ready"}
 		}
@@ -158,21 +161,6 @@ func runCrashed(p *Pass) {
 			Confidence: 0.95,
 			Remedy:     "Start from the first error, not the last: the lines after it are the other processes noticing. The cause findings below name what the error text means.",
 		})
-		// A failure during graph capture that no signature explains is the
-		// capture's own: engines capture with code paths used nowhere else.
-		if phase == PhaseCUDAGraphCapture && !explained(idx) {
-			p.Report(Finding{
-				Title:      "CUDA graph capture failed",
-				Severity:   SeverityError,
-				Category:   CatCUDAGraph,
-				Message:    fmt.Sprintf("The first failure (%s) happened while capturing CUDA graphs, and no known signature explains it: capture runs the model's forward pass with graph-specific code paths (attention metadata, padded batches) that serving without graphs does not use.", root.Src),
-				Remedy:     "Confirm by starting without graphs (SGLang --disable-cuda-graph, vLLM --enforce-eager): if that works, lower --cuda-graph-max-bs / --max-cudagraph-capture-size or try another attention backend, and report the traceback upstream with the versions.",
-				Evidence:   ev[:1],
-				Confidence: 0.6,
-				Cause:      true,
-				Why:        "the crash happened inside graph capture",
-			})
-		}
 		return
 	}
 	// No failure in the log, but the processes are gone.
@@ -211,6 +199,16 @@ func logOf(idx *Index, e *facts.LogEvent) *facts.Log {
 func explained(idx *Index) bool {
 	for _, m := range idx.SigMatches {
 		if !m.AfterShutdown && m.Sig.Outcome == OutcomeCrashed {
+			return true
+		}
+	}
+	return false
+}
+
+// bindFailure reports a failure that is a taken port.
+func bindFailure(idx *Index, e *facts.LogEvent) bool {
+	for _, m := range idx.SigMatches {
+		if m.Event == e && m.Sig.Category == CatPortInUse {
 			return true
 		}
 	}

@@ -97,8 +97,9 @@ const nearWindow = 60
 
 // nearFailure keeps a class match that says what failed: an exception or an
 // error line anywhere, a warning or unlevelled line only close before a
-// failure of the same log. A benign warning of a run that did not fail
-// ("Please set a HF_TOKEN", "Ignore import error") is no cause.
+// failure of the same log or right after it (the rest of its message). A
+// benign warning of a run that did not fail ("Please set a HF_TOKEN",
+// "Ignore import error") is no cause.
 func nearFailure(idx *Index, m SigMatch) bool {
 	e := m.Event
 	if e == nil {
@@ -113,6 +114,9 @@ func nearFailure(idx *Index, m SigMatch) bool {
 	for _, f := range idx.State.Failures {
 		if f.Src.File == m.Src.File && f.Src.Line >= m.Src.Line && f.Src.Line-m.Src.Line <= nearWindow {
 			return true
+		}
+		if restOf(m, f) {
+			return true // the rest of the failure's message
 		}
 	}
 	return false

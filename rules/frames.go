@@ -34,11 +34,19 @@ type FramePhase struct {
 	References []string `yaml:"references"`
 }
 
-// FrameLibrary names the library whose files contain one of Paths.
+// FrameLibrary names the library whose files contain one of Paths, and the
+// causes a failure inside it suggests when nothing else explains it.
 type FrameLibrary struct {
-	Library    string   `yaml:"library"`
-	Paths      []string `yaml:"paths"`
-	References []string `yaml:"references"`
+	Library    string       `yaml:"library"`
+	Paths      []string     `yaml:"paths"`
+	Suggests   []Suggestion `yaml:"suggests"`
+	References []string     `yaml:"references"`
+}
+
+// Suggestion is a cause a library's failures suggest, with its prior.
+type Suggestion struct {
+	Category   Category `yaml:"category"`
+	Confidence float64  `yaml:"confidence"`
 }
 
 // BuiltinFrames returns the embedded frame map; tests validate it, so an
@@ -84,6 +92,11 @@ func ParseFrames(data []byte, file string) (*FrameMap, error) {
 		if l.Library == "" || len(l.Paths) == 0 || len(l.References) == 0 {
 			errs = append(errs, fmt.Errorf("%s: libraries[%d]: needs library, paths and references", file, i))
 		}
+		for _, sg := range l.Suggests {
+			if !sg.Category.Valid() || sg.Confidence <= 0 || sg.Confidence > 1 {
+				errs = append(errs, fmt.Errorf("%s: libraries[%d]: suggestion %q at %v: not a category with a confidence in (0, 1]", file, i, sg.Category, sg.Confidence))
+			}
+		}
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
@@ -124,13 +137,30 @@ func (m *FrameMap) FramePhaseOf(f facts.Frame) (Phase, bool) {
 
 // LibraryOf returns the library that owns a frame's file, "" if none.
 func (m *FrameMap) LibraryOf(f facts.Frame) string {
-	file := strings.ReplaceAll(f.File, `\`, "/")
-	for _, l := range m.Libraries {
-		if containsAnyOf(file, l.Paths) {
-			return l.Library
-		}
+	if l := m.libraryOf(f); l != nil {
+		return l.Library
 	}
 	return ""
+}
+
+func (m *FrameMap) libraryOf(f facts.Frame) *FrameLibrary {
+	file := strings.ReplaceAll(f.File, `\`, "/")
+	for i, l := range m.Libraries {
+		if containsAnyOf(file, l.Paths) {
+			return &m.Libraries[i]
+		}
+	}
+	return nil
+}
+
+// Library returns the library of that name, or nil.
+func (m *FrameMap) Library(name string) *FrameLibrary {
+	for i := range m.Libraries {
+		if m.Libraries[i].Library == name {
+			return &m.Libraries[i]
+		}
+	}
+	return nil
 }
 
 // TracebackPhase returns the phase the innermost phase-bearing frame of tb

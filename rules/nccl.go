@@ -84,6 +84,10 @@ func runNCCL(p *Pass) {
 		if len(ms) > 0 {
 			phase = idx.matchPhase(ms[0], phase)
 		}
+		// An NCCL failure of no transport of its own (a CUDA call, a
+		// socket, an internal check) names no transport cause: the class
+		// of its message does.
+		named := cat == CatSHMExhausted || transportWarn(warns) || shm != nil
 		p.Report(Finding{
 			Title:      title,
 			Category:   cat,
@@ -93,7 +97,7 @@ func runNCCL(p *Pass) {
 			Confidence: conf,
 			Outcome:    outcome,
 			Phase:      phase,
-			Cause:      true,
+			Cause:      named,
 			Why:        "NCCL reported the failure itself",
 		})
 		return
@@ -137,6 +141,18 @@ func runNCCL(p *Pass) {
 		Cause:      true,
 		Why:        "PCIe-only GPUs hang in their first collective when P2P is broken",
 	})
+}
+
+// transportWarn reports an NCCL warning about its peer-to-peer or shared
+// memory transport (transport/p2p.cc, transport/shm.cc, "peer access").
+func transportWarn(warns []*facts.LogEvent) bool {
+	for _, w := range warns {
+		m := strings.ToLower(w.Msg)
+		if strings.Contains(m, "p2p") || strings.Contains(m, "peer") || strings.Contains(m, "shm") || strings.Contains(m, "shared memory") {
+			return true
+		}
+	}
+	return false
 }
 
 func ncclRemedy(cat Category) string {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path"
 	"regexp"
+	"strings"
 
 	"github.com/coroner-dev/coroner/parser/facts"
 )
@@ -48,6 +49,14 @@ func (idx *Index) PlaceFailure(l *facts.Log, e *facts.LogEvent) Placement {
 			return Placement{Phase: ph, By: "message", Src: e.Src, Why: "raised while running " + m[1]}
 		}
 	}
+	if pl, ok := ncclPlace(e); ok {
+		return pl
+	}
+	if l != nil && bindFailure(idx, e) && idx.State.Ready != nil && idx.State.Ready.Src.File == e.Src.File && idx.State.Ready.Src.Line < e.Src.Line {
+		// uvicorn's "Application startup complete" comes before it binds
+		// its port: a bind failure after it is the API server's start.
+		return Placement{Phase: PhaseWarmup, By: "message", Src: e.Src, Why: "the API server could not bind its port after its app started"}
+	}
 	var mile Placement
 	if l != nil {
 		if ph := idx.PhaseAt(l, e.Proc, e.Src.Line); ph != "" {
@@ -73,13 +82,56 @@ func (idx *Index) PlaceFailure(l *facts.Log, e *facts.LogEvent) Placement {
 	return mile
 }
 
-// sigPhase is the phase a signature that matched the event implies.
+// restLines is how many unprefixed lines after a record may be the rest of
+// its message (TensorRT-LLM's executor error names the component on the
+// third line).
+const restLines = 8
+
+// restOf reports a line nothing recognized right after e: the rest of its
+// message, as far as anyone can tell.
+func restOf(m SigMatch, e *facts.LogEvent) bool {
+	return m.Event != nil && m.Event.Type == facts.EventLine && m.Src.File == e.Src.File &&
+		m.Src.Line > e.Src.Line && m.Src.Line <= e.Src.Line+restLines
+}
+
+// sigPhase is the phase a signature that matched the event, or the rest of
+// its message, implies.
 func (idx *Index) sigPhase(e *facts.LogEvent) (Placement, bool) {
 	for _, m := range idx.SigMatches {
-		if m.Event == e && m.Sig.Phase != "" {
+		if (m.Event == e || restOf(m, e)) && m.Sig.Phase != "" {
 			return Placement{Phase: m.Sig.Phase, By: "signature", Src: m.Src,
 				Why: fmt.Sprintf("the error %q happens in %s", m.Sig.ID, m.Sig.Phase)}, true
 		}
+	}
+	return Placement{}, false
+}
+
+// ncclSetupFiles are the NCCL sources of communicator set-up: an error
+// trace through them happened while the communicator was being built
+// (ncclCommInitRank and what it calls), not in a collective.
+var ncclSetupFiles = []string{"init.cc", "bootstrap.cc", "transport", "graph/", "proxy.cc", "channel.cc", "net.cc", "nvls.cc"}
+
+// seqOneRe finds the first collective of a process group in a c10d
+// watchdog line.
+var seqOneRe = regexp.MustCompile(`WorkNCCL\(SeqNum=1[,)]`)
+
+// ncclPlace places what NCCL and c10d say themselves: an error trace
+// through NCCL's set-up code, or a timeout of a group's first collective
+// (engines run one all-reduce right after building a group), is
+// distributed init.
+func ncclPlace(e *facts.LogEvent) (Placement, bool) {
+	if e.Type == facts.EventNCCLError {
+		chain := e.Str("chain")
+		for _, f := range ncclSetupFiles {
+			if strings.Contains(chain, f) {
+				return Placement{Phase: PhaseDistributedInit, By: "message", Src: e.Src,
+					Why: "NCCL's error trace passes through its communicator set-up (" + chain + ")"}, true
+			}
+		}
+	}
+	if (e.Type == facts.EventCollectiveTimout || e.Traceback != nil) && seqOneRe.MatchString(e.Msg) {
+		return Placement{Phase: PhaseDistributedInit, By: "message", Src: e.Src,
+			Why: "the collective that timed out is the group's first (SeqNum=1), run as the group is set up"}, true
 	}
 	return Placement{}, false
 }

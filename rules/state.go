@@ -21,6 +21,9 @@ type State struct {
 	Shutdown *facts.LogEvent
 	// Failures are the failure events that are not shutdown noise, in log order.
 	Failures []*facts.LogEvent
+	// RequestFailures are tracebacks of one request's handling (the
+	// server answered it with an error and went on): not a crash.
+	RequestFailures []*facts.LogEvent
 	// PS is the latest process snapshot; Alive its live server processes
 	// and Workers the ones that drive GPUs.
 	PS      *facts.ProcSnapshot
@@ -85,11 +88,18 @@ func (idx *Index) deriveState() {
 				if (shutdown > 0 && e.Src.Line > shutdown) || IsShutdownNoise(e) {
 					continue
 				}
+				if idx.requestFailure(e) {
+					st.RequestFailures = append(st.RequestFailures, e)
+					continue
+				}
 				st.Failures = append(st.Failures, e)
 			}
 		}
 		if st.Serving == nil && st.Ready == nil {
 			st.Serving = servingSign(l)
+		}
+		if st.Serving == nil && st.Ready == nil && len(st.RequestFailures) > 0 {
+			st.Serving = st.RequestFailures[0] // it answered a request, with an error
 		}
 		a := LastActivity(l)
 		if a.Time.After(st.Last.Time) {
@@ -151,4 +161,20 @@ func servingSign(l *facts.Log) *facts.LogEvent {
 		}
 	}
 	return nil
+}
+
+// requestFailure reports a traceback raised while handling one request
+// (its frames run the request handlers: FastAPI's routing, the engines'
+// OpenAI adapters): the request failed, the server did not.
+func (idx *Index) requestFailure(e *facts.LogEvent) bool {
+	tb := e.Traceback
+	if tb == nil {
+		return false
+	}
+	for _, f := range tb.Frames {
+		if idx.Frames.LibraryOf(f) == "http-request" {
+			return true
+		}
+	}
+	return false
 }

@@ -54,6 +54,9 @@ func decide(idx *Index, fs []Finding, ruledOut []RuledOut) Verdict {
 	}
 	if v.Phase == "" {
 		v.Phase = idx.RunPhase()
+		if v.Outcome == OutcomeReady && idx.State.Serving != nil && idx.Later(PhaseServing, v.Phase) {
+			v.Phase = PhaseServing // it answered requests
+		}
 	}
 	for _, f := range fs {
 		if f.Stalled > v.StalledFor {

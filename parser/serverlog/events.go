@@ -145,6 +145,19 @@ func (p *parser) recognized(l *line, ps *procState, bare bool) (*facts.LogEvent,
 	if aborted(b) {
 		return p.emit(ps, facts.EventKilled, facts.LevelCritical, b, map[string]any{"signal": "abort"}), false
 	}
+	if cudaCheck(b) {
+		// A CUDA check macro's report (vLLM's CUDACHECK "Failed: Cuda
+		// error file:line 'msg'", flashinfer's "CUDA Error: msg (code)
+		// file: line N"): the library exits or throws right after.
+		ev := p.emit(ps, facts.EventTraceback, facts.LevelError, b, map[string]any{"headless": true, "what": "cuda-check"})
+		ev.Traceback = &facts.Traceback{ExcType: "CUDA error", ExcMsg: p.text(b), ExcLine: p.lineNo}
+		return ev, false
+	}
+	if contains(b, "killed due to memory pressure") || contains(b, "OOMKilled") {
+		// Ray's memory monitor, a container runtime: processes killed for
+		// host memory.
+		return p.emit(ps, facts.EventKilled, facts.LevelCritical, b, map[string]any{"signal": "SIGKILL", "what": "memory"}), false
+	}
 	return nil, false
 }
 
@@ -163,6 +176,12 @@ func startFailed(b []byte) bool {
 		}
 	}
 	return false
+}
+
+// cudaCheck reports the line a CUDA error-check macro prints.
+func cudaCheck(b []byte) bool {
+	return has(b, "Failed: Cuda error ") || has(b, "Failed: CUDA error ") || has(b, "CUDA Error: ") || has(b, "Cuda error: ") ||
+		has(b, "CUDA error: ") || has(b, "HIP error: ")
 }
 
 // aborted reports a process dying as the C runtime or MPI print it.
@@ -314,6 +333,15 @@ func (p *parser) table(l *line, ps *procState, lvl facts.Level, b []byte, bare b
 		}
 	case 'D':
 		switch {
+		case has(b, "DeepGEMM JIT code generation"):
+			// SGLang's DeepGEMM wrapper, before DeepGEMM's own messages.
+			f := map[string]any{"what": "deepgemm"}
+			if k := bytes.IndexByte(b, '<'); k >= 0 {
+				if e := bytes.IndexByte(b[k:], '>'); e > 0 {
+					f["kernel"] = string(b[k+1 : k+e])
+				}
+			}
+			return p.emit(ps, facts.EventJITProgress, lvl, b, f), false
 		case has(b, "Decode batch"):
 			if p.statSGLang(ps, facts.EventStatDecode, b[len("Decode batch"):]) {
 				return nil, true

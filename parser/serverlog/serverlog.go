@@ -167,7 +167,7 @@ func (p *parser) physical() {
 	if len(bytes.TrimSpace(raw)) > 0 {
 		p.log.LastSrc = p.in.Src()
 	}
-	if bytes.IndexByte(raw, 0x1b) >= 0 {
+	if hasEscape(raw) {
 		p.ansi = stripANSI(p.ansi[:0], raw)
 		raw = p.ansi
 	}
@@ -187,10 +187,22 @@ func (p *parser) physical() {
 	}
 }
 
+// syslogESC is how rsyslog and journald's syslog forwarding write an ESC
+// they were given ("#033[2m", octal): colours of a log that went through
+// syslog.
+var syslogESC = []byte("#033[")
+
+// hasEscape reports an escape sequence, raw or as syslog wrote it.
+func hasEscape(b []byte) bool {
+	return bytes.IndexByte(b, 0x1b) >= 0 || (bytes.IndexByte(b, '#') >= 0 && bytes.Contains(b, syslogESC))
+}
+
 // stripANSI copies b without its CSI escape sequences.
 func stripANSI(dst, b []byte) []byte {
 	for i := 0; i < len(b); i++ {
-		if b[i] != 0x1b {
+		if b[i] == '#' && i+4 < len(b) && b[i+1] == '0' && b[i+2] == '3' && b[i+3] == '3' && b[i+4] == '[' {
+			i += 3 // as if ESC: the CSI follows
+		} else if b[i] != 0x1b {
 			dst = append(dst, b[i])
 			continue
 		}

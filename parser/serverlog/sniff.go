@@ -18,7 +18,7 @@ func sniffContent(head []byte) (sg, vl, other int) {
 		} else {
 			head = nil
 		}
-		if bytes.IndexByte(ln, 0x1b) >= 0 {
+		if hasEscape(ln) {
 			buf = stripANSI(buf[:0], ln)
 			ln = buf
 		}
