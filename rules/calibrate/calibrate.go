@@ -40,7 +40,7 @@ type Case struct {
 	Top       rules.Category
 	Forbid    []rules.Category
 	ForbidTop []rules.Category
-	facts  func() (*facts.Facts, error)
+	facts     func() (*facts.Facts, error)
 }
 
 // expectation is one entry of expected.json (as ../shared/tools/score-incidents reads it).
