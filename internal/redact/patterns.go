@@ -58,8 +58,6 @@ var learners = []learner{
 	{hints: []string{`:\users\`, `:\\users\\`}, re: regexp.MustCompile(`[A-Za-z]:\\{1,2}[Uu]sers\\{1,2}([A-Za-z_][A-Za-z0-9_.-]*)`), user: 1},
 	// Shell prompts: alice@gpu17:~$, [alice@gpu17 run]$.
 	{hints: []string{"@"}, re: regexp.MustCompile(`(?:^|[\s\[(])([a-z_][a-z0-9_-]{1,31})@([A-Za-z0-9][A-Za-z0-9.-]{0,62})(?::[~/]|\s[^\]]*\][$#])`), user: 1, host: 2},
-	// NCCL lines: gpu17:1234:1290 [0] NCCL INFO ...
-	{hints: []string{"nccl"}, re: regexp.MustCompile(`(?:^|[\s)\]])([A-Za-z][A-Za-z0-9.-]{0,62}):\d+:\d+ \[\d+\] NCCL`), host: 1},
 	// uname -a.
 	{hints: []string{"Linux "}, exact: true, re: regexp.MustCompile(`^Linux ([A-Za-z0-9][A-Za-z0-9.-]*) \d+\.\d+`), host: 1},
 	// syslog and journald prefixes: "Nov 30 04:24:37 gpu17 kernel: ..."

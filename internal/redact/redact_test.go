@@ -347,14 +347,16 @@ func TestPath(t *testing.T) {
 func TestHostsPathsAndMail(t *testing.T) {
 	in := "model at /data/users/bobsmith/llama and C:\\Users\\erinq\\cache and {\"home\": \"C:\\\\Users\\\\carolw\\\\m\"}\n" +
 		"mail dave.jones@example.org, again dave.jones@example.org, clone git@github.com:o/r\n" +
-		"head at head01.cluster.internal, logs in /srv/rack7.corp/x\n"
+		"head at head01.cluster.internal, logs in /srv/rack7.corp/x\n" +
+		"(pid=7) node-a7:4117:4130 [3] NCCL INFO Bootstrap, not:a:b [x] NCCL\n"
 	r := New(Options{Hosts: true})
 	require.NoError(t, r.Learn(strings.NewReader(in)))
 	got, c := redactAll(t, r, in)
-	for _, leaked := range []string{"bobsmith", "erinq", "carolw", "dave.jones", "example.org", "head01", "rack7.corp"} {
+	for _, leaked := range []string{"bobsmith", "erinq", "carolw", "dave.jones", "example.org", "head01", "rack7.corp", "node-a7"} {
 		assert.NotContains(t, got, leaked)
 	}
 	assert.Contains(t, got, "git@github.com")
+	assert.Contains(t, got, "not:a:b [x] NCCL", "not an NCCL prefix: no host learned")
 	assert.Equal(t, 2, strings.Count(got, "mail000001@xxxxxxx.org"), got)
 	assert.Equal(t, 2, c["email"])
 	assert.Equal(t, 3, c["user"])
