@@ -312,6 +312,11 @@ func mdTimeline(d *doc, r *Report) {
 			if s.DurationS > 0 || s.End != "" {
 				dur = humanSeconds(s.DurationS)
 			}
+			if s.Cut {
+				// The log skips here: the phase lasted at least this long.
+				end += " (gap in the log)"
+				dur = "≥ " + dur
+			}
 			ev := loc(s.Evidence.File, s.Evidence.Line)
 			if g.Collapsed() {
 				ev += " (" + g.Members[0] + ")"

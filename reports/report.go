@@ -114,6 +114,9 @@ type TimelineSpan struct {
 	DurationS float64  `json:"duration_s"`
 	Evidence  Location `json:"evidence"`
 	Open      bool     `json:"open,omitempty"`
+	// Cut is set when the span ends at a gap of its log (excerpts of a
+	// paste): it lasted at least this long.
+	Cut bool `json:"cut,omitempty"`
 }
 
 // Location is a file and line of the bundle.
@@ -205,7 +208,7 @@ func Build(f *facts.Facts, res *rules.Result, m Meta) *Report {
 	}
 	for _, s := range res.Timeline {
 		ts := TimelineSpan{Process: s.Process, Phase: string(s.Phase), Start: stamp(s.Start), End: stamp(s.End),
-			Evidence: Location{File: s.Evidence.File, Line: s.Evidence.Line}}
+			Evidence: Location{File: s.Evidence.File, Line: s.Evidence.Line}, Cut: s.Cut}
 		end := s.End
 		if end.IsZero() {
 			ts.Open = true

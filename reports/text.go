@@ -398,10 +398,15 @@ func TimelineTable(w io.Writer, r *Report) error {
 	rows := [][]string{{"PROCESS", "PHASE", "START", "END", "DURATION", "EVIDENCE"}}
 	for _, s := range r.Timeline {
 		end := orDash(s.End)
+		dur := humanSeconds(s.DurationS)
 		if s.Open {
 			end += " (open)"
 		}
-		rows = append(rows, []string{s.Process, s.Phase, orDash(s.Start), end, humanSeconds(s.DurationS), loc(s.Evidence.File, s.Evidence.Line)})
+		if s.Cut {
+			end += " (gap)"
+			dur = ">= " + dur
+		}
+		rows = append(rows, []string{s.Process, s.Phase, orDash(s.Start), end, dur, loc(s.Evidence.File, s.Evidence.Line)})
 	}
 	t.table(rows, nil)
 	out := t.b.String()

@@ -41,6 +41,12 @@ type Span struct {
 	// End is zero while the phase is still open at the end of the evidence.
 	End      time.Time    `json:"end"`
 	Evidence facts.Source `json:"evidence"`
+	// Cut marks a span that ends at a gap in its log (excerpts of a paste,
+	// a clock that went back): it lasted at least that long, and how much
+	// longer the evidence does not say.
+	Cut bool `json:"cut,omitempty"`
+	// endLine is the line of the event that ended the span.
+	endLine int
 }
 
 // Derive computes the index. catalog is the signature catalog to match

@@ -2,10 +2,12 @@ package rules
 
 import (
 	"testing"
+	"testing/fstest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/coroner-dev/coroner/parser"
 	"github.com/coroner-dev/coroner/parser/facts"
 )
 
@@ -265,4 +267,27 @@ func TestTracebackPhase(t *testing.T) {
 			assert.Equal(t, c.lib, lib)
 		})
 	}
+}
+
+// A phase that runs across a gap of a paste ends at the gap: the excerpts
+// are not one interval.
+func TestSpansEndAtGaps(t *testing.T) {
+	f := parseLogText(t, "[2025-02-24 14:00:00 TP0] Load weight begin. avail mem=78.00 GB\n# --- fragment 2 ---\n[2025-02-24 15:30:00 TP0] Load weight end. type=X, dtype=torch.bfloat16, avail mem=60.00 GB, mem usage=18.00 GB.\n")
+	idx := Derive(f, nil)
+	var w *Span
+	for i, s := range idx.Timeline {
+		if s.Phase == PhaseWeightsLoading {
+			w = &idx.Timeline[i]
+		}
+	}
+	require.NotNil(t, w)
+	assert.True(t, w.Cut)
+	assert.Equal(t, w.Start, w.End, "ends at the last stamp before the gap, not 90 min later")
+}
+
+func parseLogText(t *testing.T, log string) *facts.Facts {
+	t.Helper()
+	f, err := parser.ParseFS(fstest.MapFS{"server.log": {Data: []byte(log)}}, parser.Options{})
+	require.NoError(t, err)
+	return f
 }

@@ -150,6 +150,11 @@ func procTimelines(f *facts.Facts) []*ProcTimeline {
 		handOff(byKey, order)
 		readyAll(l, byKey, order)
 		markReadyAll(l, byKey, order)
+		var pts []*ProcTimeline
+		for _, k := range order {
+			pts = append(pts, byKey[k])
+		}
+		cutAtGaps(l, pts)
 		for _, k := range order {
 			pt := byKey[k]
 			if len(pt.Spans) > 0 || len(pt.Marks) > 0 {
@@ -244,10 +249,38 @@ func (pt *ProcTimeline) advance(ph Phase, e *facts.LogEvent) {
 			return
 		}
 		if cur.End.IsZero() {
-			cur.End = e.Time
+			cur.End, cur.endLine = e.Time, e.Src.Line
 		}
 	}
 	pt.Spans = append(pt.Spans, Span{Process: pt.Key, Phase: ph, Start: e.Time, Evidence: e.Src})
+}
+
+// cutAtGaps ends every span that runs across a gap of its log at the last
+// stamp before the gap: events on both sides of a gap are not one interval.
+// An open span after which the log has a gap ends there too.
+func cutAtGaps(l *facts.Log, pts []*ProcTimeline) {
+	if len(l.Gaps) == 0 {
+		return
+	}
+	for _, pt := range pts {
+		for i := range pt.Spans {
+			s := &pt.Spans[i]
+			end := s.endLine
+			if s.End.IsZero() {
+				end = l.Lines + 1
+			}
+			for _, g := range l.Gaps {
+				if g.Line <= s.Evidence.Line || g.Line > end {
+					continue
+				}
+				s.End, s.Cut = g.Before, true
+				if s.End.Before(s.Start) || s.End.IsZero() {
+					s.End = s.Start
+				}
+				break
+			}
+		}
+	}
 }
 
 func containsAny(s string, subs ...string) bool {

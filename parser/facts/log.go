@@ -344,7 +344,23 @@ type Log struct {
 	Procs            []*ProcLog     `json:"procs"`
 	Bars             []*ProgressBar `json:"bars,omitempty"`
 	Series           []*Series      `json:"series,omitempty"`
+	// Gaps are where the log is not continuous: a paste's excerpts joined
+	// ("# --- fragment 2 ---", "...", "[...]") or a clock that jumps back.
+	// No interval is measured across one.
+	Gaps []Gap `json:"gaps,omitempty"`
 }
+
+// Gap is a break in a log: lines after Line are not the continuation of
+// those before it.
+type Gap struct {
+	Line int `json:"line"`
+	// Before is the last stamp before the gap (zero when none).
+	Before time.Time `json:"before,omitzero"`
+	Why    string    `json:"why"`
+}
+
+// MaxGaps bounds the gaps kept per log.
+const MaxGaps = 1024
 
 // MaxUnmatched bounds the unrecognized lines kept per log, and
 // MaxUnmatchedText the text kept of each.

@@ -180,3 +180,28 @@ func TestNCCLErrorTrace(t *testing.T) {
 	assert.Equal(t, "graph/topo.cc,init.cc,group.cc", errs[0].Fields["chain"])
 	assert.Equal(t, 2, errs[0].Src.Line)
 }
+
+// A paste is often several excerpts: the parser marks where one ends.
+func TestGaps(t *testing.T) {
+	cases := []struct {
+		name  string
+		lines []string
+		gaps  []int
+	}{
+		{"fragment marker", []string{"[2025-02-24 14:09:34 TP12] sglang is using nccl==2.21.5", "# --- fragment 2 ---", "node5:240:240 [6] NCCL INFO misc/socket.cc:570 -> 2"}, []int{2}},
+		{"ellipsis and [...]", []string{"INFO 01-09 07:33:45 a", "...", "INFO 01-09 07:34:45 b", "[...]", "c"}, []int{2, 4}},
+		{"grep's separator inside a quote", []string{"> [2024-09-05T00:38:34Z] INFO:     Started server process [60858]", "> --", ">   | [2024-09-05T00:38:34Z] INFO:     Waiting for application startup."}, []int{2}},
+		{"a clock that goes back", []string{"[2025-02-24 15:00:00 TP0] Load weight begin. avail mem=1 GB", "[2025-02-24 14:00:00 TP0] Load weight begin. avail mem=1 GB"}, []int{2}},
+		{"no gap in ordinary lines", []string{"INFO 01-09 07:33:45 loading...", "    ...and more text", "--verbose given"}, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out, _ := parseText("x.log", strings.Join(c.lines, "\n")+"\n", facts.KindServerLog)
+			var got []int
+			for _, g := range out.Logs[0].Gaps {
+				got = append(got, g.Line)
+			}
+			assert.Equal(t, c.gaps, got)
+		})
+	}
+}

@@ -284,9 +284,12 @@ func (p *parser) handle(l *line) []byte {
 		p.pendingTag = nil
 	}
 
+	if bare && gapMarker(l.body) {
+		p.gap("a break between excerpts")
+	}
 	if p.hasT {
-		p.lastStamp, p.hasLastStamp = p.t, true
 		p.checkJump(ps, l)
+		p.lastStamp, p.hasLastStamp = p.t, true
 	}
 	p.marks(l)
 	p.count(ps, l, l.body)
@@ -381,8 +384,42 @@ func (p *parser) checkJump(ps *procState, l *line) {
 	if !prev.IsZero() && prev.After(p.t.Add(jumpThreshold)) {
 		p.in.Issuef(facts.IssueClockJump, "the clock of %s goes back %s, from %s to %s",
 			procLabel(ps), prev.Sub(p.t).Round(time.Second), prev.Format("2006-01-02 15:04:05"), p.t.Format("2006-01-02 15:04:05"))
+		p.gap("the clock goes back")
 	}
 	ps.clocks[k] = p.t
+}
+
+// gap records a break in the log before the current line.
+func (p *parser) gap(why string) {
+	if n := len(p.log.Gaps); n >= facts.MaxGaps || (n > 0 && p.log.Gaps[n-1].Line >= p.lineNo-1) {
+		return
+	}
+	g := facts.Gap{Line: p.lineNo, Why: why}
+	if p.hasLastStamp {
+		g.Before = p.lastStamp
+	}
+	p.log.Gaps = append(p.log.Gaps, g)
+}
+
+// gapMarker reports a line that joins two excerpts of a log: "...", "…",
+// "[...]", "<snip>", grep's "--", "# --- fragment 2 ---".
+func gapMarker(b []byte) bool {
+	t := trimSpace(b)
+	if len(t) == 0 || len(t) > 80 {
+		return false
+	}
+	switch string(t) {
+	case "...", "....", "…", "[...]", "[…]", "(...)", "<snip>", "<snipped>", "[snip]", "--", "---8<---", "✂":
+		return true
+	}
+	if t[0] == '#' || t[0] == '-' || t[0] == '.' || t[0] == '[' || t[0] == '(' {
+		for _, w := range []string{"fragment", "snip", "omitted", "truncated", "skipped", "lines removed"} {
+			if contains(t, w) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func procLabel(ps *procState) string {
