@@ -34,51 +34,66 @@ const (
 // (dbpassword, clientsecret, xapikey); the whole words are in judge.
 var (
 	strongSuffix = []string{"password", "passwd", "passphrase", "secret", "apikey", "credentials", "accesskey", "secretkey", "privatekey"}
-	// keyPrefixes make a name ending in "key" strong: api_key,
-	// access_key, AccountKey, subscription-key.
-	keyPrefixes = map[string]bool{
-		"api": true, "access": true, "secret": true, "private": true, "account": true, "master": true, "signing": true,
-		"encryption": true, "subscription": true, "license": true, "service": true, "admin": true, "auth": true,
-		"session": true, "hmac": true, "client": true, "app": true, "ingest": true, "ingestion": true, "deploy": true,
-		"write": true, "shared": true, "sharedaccess": true, "storage": true, "webhook": true, "bot": true,
-		"login": true, "root": true, "user": true, "primary": true, "secondary": true, "partner": true,
-		"consumer": true, "developer": true, "dev": true, "personal": true, "sas": true, "jwt": true, "cipher": true,
-		"crypt": true, "crypto": true, "decryption": true, "wandb": true, "openai": true, "anthropic": true,
-		"hf": true, "huggingface": true, "gemini": true, "google": true, "groq": true, "mistral": true,
-		"cohere": true, "together": true, "replicate": true, "azure": true, "aws": true, "stripe": true,
-		"sendgrid": true, "datadog": true, "dd": true, "sentry": true, "ngc": true, "nvidia": true, "modal": true,
-	}
-	// tokenNotSecret are words before "token" that make it a tokenizer's or
-	// a counter's setting: eos_token, max_new_token, image_token.
-	tokenNotSecret = map[string]bool{
-		"bos": true, "eos": true, "pad": true, "unk": true, "sep": true, "cls": true, "mask": true, "special": true,
-		"image": true, "video": true, "audio": true, "vision": true, "media": true, "start": true, "end": true,
-		"stop": true, "additional": true, "added": true, "max": true, "min": true, "num": true, "total": true,
-		"new": true, "prefill": true, "decode": true, "input": true, "output": true, "prompt": true,
-		"completion": true, "cached": true, "generated": true, "first": true, "last": true, "next": true,
-		"per": true, "context": true, "draft": true, "placeholder": true, "default": true, "sink": true,
-		"think": true, "thinking": true, "reasoning": true, "tool": true, "eot": true, "eom": true, "im": true,
-		"speculative": true, "spec": true, "extra": true, "dummy": true, "boi": true, "eoi": true, "vocab": true,
-		"chat": true, "assistant": true, "system": true, "role": true, "box": true, "ref": true, "object": true,
-		"point": true, "quad": true, "frame": true, "patch": true, "sentinel": true, "fim": true, "middle": true,
-		"prefix": true, "suffix": true, "turn": true, "call": true, "response": true, "answer": true, "eod": true,
-		"boundary": true, "word": true, "piece": true, "byte": true, "char": true, "unused": true, "ignore": true,
-	}
-	// passNotSecret are words before "pass" that make it a count or a
-	// stage: first_pass, num_pass.
-	passNotSecret = map[string]bool{
-		"first": true, "second": true, "last": true, "single": true, "multi": true, "one": true, "two": true,
-		"num": true, "max": true, "min": true, "skip": true, "by": true, "fast": true, "slow": true,
-		"forward": true, "backward": true, "extra": true, "final": true, "per": true, "each": true,
-	}
-	// queryWords are parameter names that hold a credential in a URL's
-	// query (?sig=, ?code=) though they would not elsewhere.
-	queryWords = map[string]bool{
-		"sig": true, "signature": true, "code": true, "key": true, "keys": true, "token": true, "tokens": true,
-		"auth": true, "pass": true, "pwd": true, "secret": true, "session": true, "sid": true, "sessionid": true,
-		"ticket": true, "otp": true, "jwt": true,
-	}
 )
+
+// keyPrefix reports a word before "key" that makes the name sure to hold
+// a secret: api_key, access_key, AccountKey, subscription-key.
+func keyPrefix(w []byte) bool {
+	switch string(w) {
+	case
+		"api", "access", "secret", "private", "account", "master", "signing", "encryption", "subscription",
+		"license", "service", "admin", "auth", "session", "hmac", "client", "app", "ingest", "ingestion", "deploy",
+		"write", "shared", "sharedaccess", "storage", "webhook", "bot", "login", "root", "user", "primary",
+		"secondary", "partner", "consumer", "developer", "dev", "personal", "sas", "jwt", "cipher", "crypt",
+		"crypto", "decryption", "wandb", "openai", "anthropic", "hf", "huggingface", "gemini", "google", "groq",
+		"mistral", "cohere", "together", "replicate", "azure", "aws", "stripe", "sendgrid", "datadog", "dd",
+		"sentry", "ngc", "nvidia", "modal":
+		return true
+	}
+	return false
+}
+
+// tokenNotSecret reports a word before "token" that makes it a
+// tokenizer's or a counter's setting: eos_token, max_new_token, image_token.
+func tokenNotSecret(w []byte) bool {
+	switch string(w) {
+	case
+		"bos", "eos", "pad", "unk", "sep", "cls", "mask", "special", "image", "video", "audio", "vision", "media",
+		"start", "end", "stop", "additional", "added", "max", "min", "num", "total", "new", "prefill", "decode",
+		"input", "output", "prompt", "completion", "cached", "generated", "first", "last", "next", "per",
+		"context", "draft", "placeholder", "default", "sink", "think", "thinking", "reasoning", "tool", "eot",
+		"eom", "im", "speculative", "spec", "extra", "dummy", "boi", "eoi", "vocab", "chat", "assistant", "system",
+		"role", "box", "ref", "object", "point", "quad", "frame", "patch", "sentinel", "fim", "middle", "prefix",
+		"suffix", "turn", "call", "response", "answer", "eod", "boundary", "word", "piece", "byte", "char",
+		"unused", "ignore":
+		return true
+	}
+	return false
+}
+
+// passNotSecret reports a word before "pass" that makes it a count or a
+// stage: first_pass, num_pass.
+func passNotSecret(w []byte) bool {
+	switch string(w) {
+	case
+		"first", "second", "last", "single", "multi", "one", "two", "num", "max", "min", "skip", "by", "fast",
+		"slow", "forward", "backward", "extra", "final", "per", "each":
+		return true
+	}
+	return false
+}
+
+// queryWord reports a parameter name that holds a credential in a URL's
+// query (?sig=, ?code=) though it would not elsewhere.
+func queryWord(w []byte) bool {
+	switch string(w) {
+	case
+		"sig", "signature", "code", "key", "keys", "token", "tokens", "auth", "pass", "pwd", "secret", "session",
+		"sid", "sessionid", "ticket", "otp", "jwt":
+		return true
+	}
+	return false
+}
 
 // lastWords finds the last two words of a name, lower-cased into the
 // buffers: words break at any byte that is not a letter or digit, and
@@ -88,47 +103,53 @@ var (
 // which is what the policy compares. n is the number of words, counted up
 // to 2. The scan runs from the name's end and stops after two words.
 func lastWords(name []byte, prevBuf, lastBuf *[32]byte) (prev, last []byte, n int) {
-	alnum := func(c byte) bool { return isLower(c) || isUpper(c) || isDigit(c) }
-	// boundary reports a word break between name[i-1] and name[i], both
-	// letters or digits.
-	boundary := func(i int) bool {
-		p, c := name[i-1], name[i]
-		return isUpper(c) && (isLower(p) || isDigit(p)) || isUpper(p) && isUpper(c) && i+1 < len(name) && isLower(name[i+1])
-	}
-	word := func(end int) (int, int) {
-		for end > 0 && !alnum(name[end-1]) {
-			end--
-		}
-		if end == 0 {
-			return -1, -1
-		}
-		start := end - 1
-		for start > 0 && alnum(name[start-1]) && !boundary(start) {
-			start--
-		}
-		return start, end
-	}
-	lower := func(buf *[32]byte, s, e int) []byte {
-		s = max(s, e-len(buf))
-		out := buf[:0]
-		for _, c := range name[s:e] {
-			if isUpper(c) {
-				c += 'a' - 'A'
-			}
-			out = append(out, c)
-		}
-		return out
-	}
-	ls, le := word(len(name))
+	ls, le := wordBefore(name, len(name))
 	if ls < 0 {
 		return nil, nil, 0
 	}
-	last = lower(lastBuf, ls, le)
-	ps, pe := word(ls)
+	last = lowerInto32(lastBuf, name[ls:le])
+	ps, pe := wordBefore(name, ls)
 	if ps < 0 {
 		return nil, last, 1
 	}
-	return lower(prevBuf, ps, pe), last, 2
+	return lowerInto32(prevBuf, name[ps:pe]), last, 2
+}
+
+// wordBefore finds the word of name that ends at or before end, or -1.
+func wordBefore(name []byte, end int) (int, int) {
+	for end > 0 && !isAlnum(name[end-1]) {
+		end--
+	}
+	if end == 0 {
+		return -1, -1
+	}
+	start := end - 1
+	for start > 0 && isAlnum(name[start-1]) && !wordBreak(name, start) {
+		start--
+	}
+	return start, end
+}
+
+// wordBreak reports a break between name[i-1] and name[i], both letters
+// or digits: apiKey, XApiKey.
+func wordBreak(name []byte, i int) bool {
+	p, c := name[i-1], name[i]
+	return isUpper(c) && (isLower(p) || isDigit(p)) || isUpper(p) && isUpper(c) && i+1 < len(name) && isLower(name[i+1])
+}
+
+func isAlnum(c byte) bool { return isLower(c) || isUpper(c) || isDigit(c) }
+
+// lowerInto32 lower-cases w's last 32 bytes into buf.
+func lowerInto32(buf *[32]byte, w []byte) []byte {
+	w = w[max(0, len(w)-len(buf)):]
+	out := buf[:len(w)]
+	for i, c := range w {
+		if isUpper(c) {
+			c += 'a' - 'A'
+		}
+		out[i] = c
+	}
+	return out
 }
 
 func isLower(c byte) bool { return 'a' <= c && c <= 'z' }
@@ -158,7 +179,7 @@ func judge(name, prev, last []byte, n int, inQuery bool) strength {
 		st = strong
 	case "key", "keys":
 		switch {
-		case keyPrefixes[string(prev)] || bytes.HasSuffix(prev, []byte("api")):
+		case keyPrefix(prev) || bytes.HasSuffix(prev, []byte("api")):
 			st = strong
 		case n > 1 && isEnvName(name):
 			st = strongText
@@ -166,12 +187,12 @@ func judge(name, prev, last []byte, n int, inQuery bool) strength {
 			st = weak
 		}
 	case "token":
-		if tokenNotSecret[string(prev)] {
+		if tokenNotSecret(prev) {
 			return notSecret
 		}
 		st = strongText
 	case "tokens":
-		if tokenNotSecret[string(prev)] {
+		if tokenNotSecret(prev) {
 			return notSecret
 		}
 		st = weak
@@ -182,7 +203,7 @@ func judge(name, prev, last []byte, n int, inQuery bool) strength {
 		}
 	case "oldpwd":
 	case "pass":
-		if n > 1 && !passNotSecret[string(prev)] {
+		if n > 1 && !passNotSecret(prev) {
 			st = strongText
 		}
 	case "auth", "basicauth", "httpauth", "proxyauth":
@@ -193,13 +214,13 @@ func judge(name, prev, last []byte, n int, inQuery bool) strength {
 		switch {
 		case bytes.HasSuffix(last, []byte("pwd")) || hasAnySuffix(last, strongSuffix):
 			st = strong
-		case len(last) > 5 && bytes.HasSuffix(last, []byte("token")) && !tokenNotSecret[string(last[:len(last)-5])]:
+		case len(last) > 5 && bytes.HasSuffix(last, []byte("token")) && !tokenNotSecret(last[:len(last)-5]):
 			// authtoken, hftoken, accesstoken: one word.
 			st = strongText
 		}
 	}
 	if inQuery {
-		if st == notSecret && queryWords[string(last)] {
+		if st == notSecret && queryWord(last) {
 			st = strongText
 		}
 		if st == weak {
