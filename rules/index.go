@@ -211,7 +211,17 @@ func (idx *Index) Inventory() []GPUInfo {
 		}
 	}
 	if len(out) == 0 {
+		// nvidia-smi -L, and the GPU lines of environment reports: one GPU
+		// per index, the first source naming it.
+		byIndex := map[int]int{}
 		for _, e := range idx.Facts.GPUList {
+			if i, ok := byIndex[e.Index]; ok {
+				if out[i].CC == "" && e.CC != "" {
+					out[i].CC, out[i].Arch = e.CC, e.Arch
+				}
+				continue
+			}
+			byIndex[e.Index] = len(out)
 			out = append(out, GPUInfo{Index: e.Index, Name: e.Name, Src: e.Src, Arch: e.Arch, CC: e.CC, CCFrom: "name"})
 		}
 	}

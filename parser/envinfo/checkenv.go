@@ -89,6 +89,9 @@ func parseCheckEnv(in *textio.Input, out *facts.Facts) {
 		}
 		if m := checkCCRe.FindStringSubmatch(trim); m != nil && s != nil {
 			ccs = appendUnique(ccs, strings.TrimSpace(m[1]))
+			if k := strings.Index(trim, " Compute Capability"); k > 4 {
+				setReportCC(out, src.File, trim[4:k], strings.TrimSpace(m[1]))
+			}
 			if _, ok := s.r.Where["compute_capability"]; !ok {
 				s.r.Where["compute_capability"] = src
 			}
@@ -96,6 +99,7 @@ func parseCheckEnv(in *textio.Input, out *facts.Facts) {
 		}
 		if checkGPURe.MatchString(trim) && s != nil {
 			s.r.GPUs = append(s.r.GPUs, trim)
+			addReportGPU(out, src, trim)
 			continue
 		}
 		key, val, ok := strings.Cut(trim, ":")

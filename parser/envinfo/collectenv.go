@@ -152,6 +152,7 @@ func (p *collectParser) line(l string) {
 	case ceGPUs:
 		if gpuLineRe.MatchString(trim) {
 			p.s.r.GPUs = append(p.s.r.GPUs, uuidSuffixRe.ReplaceAllString(trim, ""))
+			addReportGPU(p.out, src, trim)
 			return
 		}
 		p.mode = ceNormal
@@ -261,6 +262,12 @@ func (p *collectParser) keyValue(key, val string, src facts.Source) {
 			p.mode = ceGPUs
 		} else if !isMissing(val) {
 			p.s.r.GPUs = append(p.s.r.GPUs, uuidSuffixRe.ReplaceAllString(val, ""))
+			if gpuLineRe.MatchString(val) {
+				addReportGPU(p.out, src, val)
+			} else {
+				// "GPU models and configuration: GPU 0: ..." or a bare name.
+				addReportGPU(p.out, src, "GPU 0: "+val)
+			}
 		}
 		return
 	case "cuDNN version":

@@ -607,3 +607,20 @@ func TestPipList(t *testing.T) {
 		assert.NotEqual(t, facts.KindPipList, k, f)
 	}
 }
+
+// The GPUs an environment report names are the bundle's GPUs too.
+func TestReportGPUs(t *testing.T) {
+	checkEnv := "Python: 3.10.12 (main, Jul 29 2024, 16:56:48) [GCC 11.4.0]\nCUDA available: True\nGPU 0: Tesla T4\nGPU 0 Compute Capability: 7.5\nCUDA_HOME: /usr/local/cuda\nPyTorch: 2.4.0+cu121\n"
+	out, _ := parse("env.txt", checkEnv, facts.KindCheckEnv)
+	require.Len(t, out.GPUList, 1)
+	assert.Equal(t, "Tesla T4", out.GPUList[0].Name)
+	assert.Equal(t, "7.5", out.GPUList[0].CC)
+	assert.Equal(t, 3, out.GPUList[0].Src.Line)
+
+	_, out2, _ := run(t, corpus+"h200-x2/collect_env.txt")
+	require.NotEmpty(t, out2.GPUList)
+	for _, g := range out2.GPUList {
+		assert.Equal(t, "9.0", g.CC, g.Name)
+		assert.Contains(t, g.Name, "H200")
+	}
+}
