@@ -2,7 +2,9 @@
 // in a fixed order with fixed modes and owners, the manifest last. Content
 // passes through the redactor on its way in, and a size cap is met by
 // trimming the middle of the largest logs first, keeping their head and
-// tail.
+// tail. Expand (expand.go) turns a file given to `coroner bundle` into
+// what is packed: compressed files decompressed, archives member by
+// member, UTF-16 decoded, and what cannot be read as text left out.
 //
 // Nothing is written but the output, through a temporary file beside it
 // that is renamed over it (internal/atomicfile); nothing is extracted.

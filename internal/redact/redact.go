@@ -1,16 +1,29 @@
-// Package redact removes secrets from evidence before it leaves the machine:
-// tokens and keys of the common services, Authorization headers, secret
-// flags and settings in server arguments, values of *_TOKEN, *_KEY,
-// *_SECRET and *PASSWORD* variables, passwords in URLs and private key
-// blocks; and, when asked, host names, IP addresses and user names, which it
-// replaces by pseudonyms that are the same for the same value across a
-// bundle.
+// Package redact removes secrets from evidence before it leaves the machine.
+// It finds them by the kind of value, each by structure or by shape:
 //
-// Redaction keeps structure: every replacement has the length of what it
-// replaces and no line is added or removed, so ps columns stay aligned, line
-// numbers stay valid and the analyzer reads a redacted bundle as it reads the
-// raw one. The secret patterns are data (patterns.go); the report counts
-// what was replaced per kind and never holds a value.
+//   - credential: the value of a setting, variable or flag whose name ends
+//     in a secret word (words.go: api_key, admin_api_key, db_password,
+//     MYSQL_PWD, --api-key), in k=v, k: v, JSON, YAML, Python reprs, shell
+//     exports, .netrc and Kubernetes name/value lists, masked whole with any
+//     quoting and over continuation lines; under a name that only may hold
+//     one (cache_key), a value that looks like a key (entropy);
+//   - header: Authorization, Cookie, X-API-Key and kin, a Bearer token,
+//     curl -u's password;
+//   - url-userinfo, query-credential, webhook-url: URLs, read by hand;
+//   - key-block: the body of a PEM private key;
+//   - token shapes (tokens.go): Hugging Face, OpenAI, GitHub, AWS, JWT ...;
+//   - with Hosts, host names, IP addresses, user names and e-mail addresses,
+//     replaced by pseudonyms that are the same for the same value across a
+//     bundle.
+//
+// Each line is read once, left to right (scan.go): the cost is linear in
+// the input whatever it holds. Redaction keeps structure: every replacement
+// has the length of what it replaces and no line is added or removed, so ps
+// columns stay aligned, line numbers stay valid and the analyzer reads a
+// redacted bundle as it reads the raw one. The report counts what was
+// replaced per kind and never holds a value. The secret-word policy is the
+// project's one list: the parsers and the run comparison ask it too
+// (IsSecretName, SecretValue, Conceal).
 package redact
 
 import (
