@@ -128,6 +128,10 @@ func Sniff(name string, head []byte) (facts.Kind, int) {
 		}
 		return facts.KindNvidiaSMICSV, min(s, 69)
 	}
+	if qExcerpt(head) {
+		// A part of a -q dump, pasted without its banner: still -q.
+		return facts.KindNvidiaSMIQ, 70
+	}
 	// Weaker content signs, for captures wrapped by other text.
 	switch {
 	case bytes.Contains(head, []byte("==============NVSMI LOG==============")):
@@ -136,6 +140,40 @@ func Sniff(name string, head []byte) (facts.Kind, int) {
 		return facts.KindNvidiaSMITable, 40
 	}
 	return nameHint(name)
+}
+
+// qKeys are keys of a GPU block of `nvidia-smi -q`, as it prints them.
+var qKeys = []string{"Product Name", "Product Brand", "Product Architecture", "Persistence Mode", "GPU UUID", "Minor Number",
+	"VBIOS Version", "Bus Id", "Performance State", "FB Memory Usage", "Compute Mode", "ECC Mode", "ECC Errors", "Retired Pages",
+	"Remapped Rows", "GPU Reset Status", "Reset Required", "Drain and Reset Recommended", "Pending Page Blacklist",
+	"Single Bit ECC", "Double Bit ECC", "SRAM Uncorrectable", "SRAM Correctable", "DRAM Uncorrectable", "DRAM Correctable",
+	"Correctable Error", "Uncorrectable Error", "Remapping Failure Occurred", "GPU Current Temp", "Power Draw", "Utilization"}
+
+// qExcerpt reports indented "Key : value" lines of -q's GPU block, three
+// at least and half the lines: an excerpt without its banner.
+func qExcerpt(head []byte) bool {
+	known, lines := 0, 0
+	for _, l := range bytes.Split(head, []byte("\n")) {
+		t := bytes.TrimRight(l, " \r")
+		if len(t) == 0 {
+			continue
+		}
+		lines++
+		if len(t) < 5 || t[0] != ' ' {
+			continue
+		}
+		c := bytes.TrimLeft(t, " ")
+		for _, k := range qKeys {
+			if bytes.HasPrefix(c, []byte(k)) {
+				rest := bytes.TrimLeft(c[len(k):], " ")
+				if len(rest) == 0 || rest[0] == ':' {
+					known++
+				}
+				break
+			}
+		}
+	}
+	return known >= 3 && known*2 >= lines/2
 }
 
 // nameHint scores a file by its name alone (1-29).

@@ -129,6 +129,7 @@ type qParser struct {
 	hasProcs  bool
 	anyProcs  bool // some block of the dump has a Processes section
 	started   bool // the dump has more than error lines
+	excerpt   bool // a part of a GPU block, without banner or header
 	stray     int  // a column-0 line that is neither a key nor a section with children
 
 	path  []byte
@@ -207,6 +208,13 @@ func (p *qParser) line(raw []byte) {
 	}
 	p.stray = 0
 	p.lastLine = p.in.Line()
+	if p.cur == nil && !p.started && (p.snap == nil || len(p.snap.GPUs) == 0) {
+		// An excerpt of a GPU block, pasted without the banner and the
+		// "GPU 00000000:..." header: one GPU, of unknown bus.
+		p.ensureSnap()
+		p.started, p.excerpt = true, true
+		p.startBlock("")
+	}
 	if p.cur == nil {
 		// Children of a top-level section other than a GPU block (vGPU
 		// capabilities) carry nothing we read.
@@ -428,7 +436,7 @@ func (p *qParser) finishDump() {
 		// A whole dump (it has Product Name) ends with Processes or after it.
 		incomplete = hasName && !hasProcs
 	}
-	if incomplete {
+	if incomplete && !p.excerpt {
 		s.Incomplete = true
 		where := "before the first GPU block"
 		if nb > 0 {

@@ -351,3 +351,34 @@ func TestRetiredAndRemapped(t *testing.T) {
 	assert.True(t, g.RemapFailure)
 	assert.False(t, g.RetiredPagesDBE.OK)
 }
+
+// An excerpt of a GPU block, pasted without the banner and the "GPU
+// 0000:..." header (the reset and ECC part, as people paste it), is still
+// nvidia-smi -q and still says what state the GPU is in.
+func TestQExcerptWithoutBanner(t *testing.T) {
+	excerpt := strings.Join([]string{
+		"    Product Name                          : NVIDIA H100 80GB HBM3",
+		"    Product Architecture                  : Hopper",
+		"    ECC Errors",
+		"        Volatile",
+		"            SRAM Correctable              : 0",
+		"            SRAM Uncorrectable            : 2",
+		"    Remapped Rows",
+		"        Correctable Error                 : 0",
+		"        Uncorrectable Error               : 1",
+		"        Pending                           : Yes",
+	}, "\n") + "\n"
+	kind, score := Sniff("gpu.txt", []byte(excerpt))
+	require.Equal(t, facts.KindNvidiaSMIQ, kind)
+	assert.GreaterOrEqual(t, score, 70)
+	p := parseString("gpu.txt", excerpt, kind)
+	assert.Empty(t, p.issues, "an excerpt is not an incomplete dump")
+	require.Len(t, p.out.GPUs, 1)
+	require.Len(t, p.out.GPUs[0].GPUs, 1)
+	g := p.out.GPUs[0].GPUs[0]
+	assert.Equal(t, "NVIDIA H100 80GB HBM3", g.Name)
+
+	// Indented "Key : value" prose that is not -q is not taken for it.
+	k, _ := Sniff("notes.txt", []byte("    Name : value\n    Other : thing\n    Third : x\n"))
+	assert.NotEqual(t, facts.KindNvidiaSMIQ, k)
+}
