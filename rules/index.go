@@ -88,13 +88,55 @@ func snapshotRichness(s *facts.ProcSnapshot) int {
 
 // ServerProcs returns the inference-server processes of a snapshot.
 func ServerProcs(s *facts.ProcSnapshot) []*facts.Process {
+	return serverProcs(s, nil)
+}
+
+// serverProcs is ServerProcs with the pids the logs name as the server's
+// (vLLM's process tags, NCCL's host:pid:tid, uvicorn's "Started server
+// process"): ranks that are plain python, whatever their title. A pid
+// counts when its process is a Python that had started by the time the log
+// named it: a pid reused after a restart is another process.
+func serverProcs(s *facts.ProcSnapshot, named map[int]time.Time) []*facts.Process {
 	if s == nil {
 		return nil
 	}
 	var out []*facts.Process
 	for _, p := range s.Procs {
-		if p.Role.IsServer() && !p.Defunct {
+		if p.Defunct {
+			continue
+		}
+		seen, ok := named[p.PID]
+		same := ok && p.Role == facts.RolePython && (p.Start.IsZero() || seen.IsZero() || !p.Start.After(seen))
+		if p.Role.IsServer() || same {
 			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// LogPIDs are the pids the logs name as the server's processes, with when
+// each was first named (zero when the line had no time).
+func (idx *Index) LogPIDs() map[int]time.Time {
+	out := map[int]time.Time{}
+	add := func(pid int, t time.Time) {
+		if pid <= 0 {
+			return
+		}
+		if old, ok := out[pid]; !ok || (!t.IsZero() && (old.IsZero() || t.Before(old))) {
+			out[pid] = t
+		}
+	}
+	for _, l := range idx.Facts.Logs {
+		for _, pl := range l.Procs {
+			add(pl.Proc.PID, pl.FirstTime)
+		}
+		for _, e := range l.Events {
+			switch e.Type {
+			case facts.EventNCCLInfo, facts.EventNCCLVersion, facts.EventNCCLWarn, facts.EventNCCLError, facts.EventHTTPStart:
+				if v, ok := e.Num("pid"); ok {
+					add(int(v), e.Time)
+				}
+			}
 		}
 	}
 	return out

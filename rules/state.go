@@ -107,7 +107,7 @@ func (idx *Index) deriveState() {
 		}
 	}
 	st.PS = idx.LatestProcs()
-	st.Alive = ServerProcs(st.PS)
+	st.Alive = serverProcs(st.PS, idx.LogPIDs())
 	st.Workers = Workers(st.PS)
 	for _, p := range idx.Facts.Probes {
 		if p.OK() {
