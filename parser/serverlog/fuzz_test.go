@@ -20,6 +20,9 @@ func FuzzParse(f *testing.F) {
 	seeds = append(seeds, more...)
 	more, _ = filepath.Glob("../../fixtures/corpus/h200-x*/*/server.log")
 	seeds = append(seeds, more...)
+	// Pastes: prefixes, gutters, headless tracebacks, fragments.
+	more, _ = filepath.Glob("../../fixtures/incidents/cases/*/server.log")
+	seeds = append(seeds, more...)
 	for _, p := range seeds {
 		b, err := os.ReadFile(p)
 		if err != nil {
