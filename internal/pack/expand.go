@@ -59,9 +59,10 @@ type ExpandOptions struct {
 	// MaxDecompressed bounds one decompressed stream (4 GiB if 0).
 	MaxDecompressed int64
 	// MaxBuffered bounds the members of archives held in memory, all
-	// together (256 MiB if 0); MaxMember, one of them (16 MiB if 0). A
-	// larger member is read again from its archive each time it is
-	// packed, which MaxReread bounds per bundle (64 if 0).
+	// together (64 MiB if 0: under coroner's soft memory limit of 100 MiB,
+	// where the collector would run without pause); MaxMember, one of them
+	// (8 MiB if 0). A larger member is read again from its archive each
+	// time it is opened, which MaxReread bounds per bundle (64 if 0).
 	MaxBuffered, MaxMember int64
 	MaxReread              int
 	// MaxMembers bounds the entries read from archives (100,000 if 0).
@@ -76,10 +77,10 @@ func (o ExpandOptions) withDefaults() ExpandOptions {
 		o.MaxDecompressed = 4 << 30
 	}
 	if o.MaxBuffered <= 0 {
-		o.MaxBuffered = 256 << 20
+		o.MaxBuffered = 64 << 20
 	}
 	if o.MaxMember <= 0 {
-		o.MaxMember = 16 << 20
+		o.MaxMember = 8 << 20
 	}
 	if o.MaxReread <= 0 {
 		o.MaxReread = 64
