@@ -10,9 +10,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path"
+	"path/filepath"
 	"runtime"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -47,8 +46,12 @@ type Progress struct {
 }
 
 // Parse reads the bundles at paths and returns their facts. When several
-// paths are given, each one's entries are prefixed with its base name so that
-// two server.log files stay apart. The error is only for a bundle that
+// paths are given, each one's entries go under its path relative to the
+// folder all of them share (InputNames), so that two server.log files in
+// different folders keep their folders; a bundle that is a single file is
+// that file, in its folder ("a/server.log"). Rotated pieces of one log
+// (server.log.1, server.log-20240101) are marked as such
+// (facts.SourceInfo.Rotation) and their logs ordered oldest first. The error is only for a bundle that
 // cannot be opened at all; everything else is a parse issue in the facts.
 //
 // Files are parsed in parallel by a bounded pool of workers while the walk
@@ -57,31 +60,21 @@ type Progress struct {
 // which worker finished first.
 func Parse(paths []string, opts Options) (*facts.Facts, error) {
 	p := newRun(opts)
-	seen := map[string]int{}
-	for _, bp := range paths {
-		prefix := ""
-		if len(paths) > 1 {
-			prefix = path.Base(strings.TrimRight(bp, "/"))
-			if bp == "-" {
-				prefix = "stdin"
-			}
-			seen[prefix]++
-			if n := seen[prefix]; n > 1 {
-				prefix = fmt.Sprintf("%s.%d", prefix, n)
-			}
-		}
+	names := InputNames(paths)
+	for i, bp := range paths {
 		bo := opts.Bundle
 		bo.Issue = p.issue
 		if opts.Progress != nil {
 			bo.Stored = &opts.Progress.Stored
 		}
-		p.prefix = prefix
+		p.input = input{name: names[i], base: inputBase(bp)}
 		var err error
 		if bp == "-" && opts.Stdin != nil {
 			err = bundle.WalkReader("stdin", opts.Stdin, bo, p.entry)
 		} else {
 			err = bundle.Walk(bp, bo, p.entry)
 		}
+		p.named()
 		if err != nil {
 			p.wg.Wait()
 			return nil, fmt.Errorf("%s: %w", bp, err)
@@ -89,7 +82,25 @@ func Parse(paths []string, opts Options) (*facts.Facts, error) {
 	}
 	p.finish()
 	normalizeTimes(p.out, p.mtimes, opts)
+	rotations(p.out)
 	return p.out, nil
+}
+
+// InputNames names the bundles of one analysis the way Parse names their
+// entries: with several, each bundle's entries go under its path relative
+// to the folder all of them share (bundle.InputNames).
+func InputNames(paths []string) []string { return bundle.InputNames(paths) }
+
+// inputBase is the name a walk of bp gives the bundle itself, which its
+// own issues cite.
+func inputBase(bp string) string {
+	if bp == "-" {
+		return "stdin"
+	}
+	if abs, err := filepath.Abs(bp); err == nil {
+		return filepath.Base(abs)
+	}
+	return filepath.Base(bp)
 }
 
 // smallEntry is the size up to which an entry is read into memory and
@@ -98,9 +109,12 @@ func Parse(paths []string, opts Options) (*facts.Facts, error) {
 const smallEntry = 4 << 20
 
 type run struct {
-	opts   Options
-	out    *facts.Facts
-	prefix string
+	opts  Options
+	out   *facts.Facts
+	input input
+	// pending are the walk's issues of the input being walked, named once
+	// the walk has said whether the input is a single file.
+	pending []facts.Issue
 
 	jobs    []*job
 	byName  map[string]*job
@@ -129,24 +143,39 @@ func newRun(opts Options) *run {
 	}
 }
 
-func (p *run) name(e string) string {
-	if p.prefix == "" {
-		return e
-	}
-	return p.prefix + "/" + e
+// input is the bundle being walked: its name in the analysis ("" when it
+// is the only one), the name its walk gives it, and whether it turned out
+// to be a single file.
+type input struct {
+	name, base string
+	single     bool
 }
 
 // issue records an issue from the walk (which runs on the caller's
 // goroutine, while workers may still fill the same source).
 func (p *run) issue(is facts.Issue) {
-	is.Src.File = p.name(is.Src.File)
-	p.mu.Lock()
-	p.walkIssues = append(p.walkIssues, is)
-	p.mu.Unlock()
+	p.pending = append(p.pending, is)
+}
+
+// named names the issues of the input just walked and keeps them.
+func (p *run) named() {
+	in := p.input
+	for _, is := range p.pending {
+		if in.name != "" && is.Src.File == in.base {
+			is.Src.File = in.name
+		} else {
+			is.Src.File = bundle.Under(in.name, is.Src.File, in.single)
+		}
+		p.mu.Lock()
+		p.walkIssues = append(p.walkIssues, is)
+		p.mu.Unlock()
+	}
+	p.pending = p.pending[:0]
 }
 
 func (p *run) entry(e *bundle.Entry, r io.Reader) error {
-	name := p.name(e.Path)
+	p.input.single = e.SingleFile()
+	name := e.Under(p.input.name)
 	j := &job{src: &facts.SourceInfo{Path: name, Kind: facts.KindUnknown, Container: e.Container},
 		part: &facts.Facts{Clocks: map[string]facts.Clock{}}}
 	if _, dup := p.byName[name]; dup {

@@ -17,6 +17,7 @@ import (
 	"github.com/coroner-dev/coroner/internal/pack"
 	"github.com/coroner-dev/coroner/internal/redact"
 	"github.com/coroner-dev/coroner/parser"
+	"github.com/coroner-dev/coroner/parser/bundle"
 	"github.com/coroner-dev/coroner/parser/facts"
 	"github.com/coroner-dev/coroner/parser/manifest"
 	"github.com/coroner-dev/coroner/reports"
@@ -138,14 +139,14 @@ func writeBundle(out string, job *packJob) (*pack.Summary, error) {
 	}
 	// Names are redacted like content: a folder named after a user or host
 	// would otherwise give it away. Two names that differ only in a secret
-	// may become one: the second gets a number.
+	// may become one: the second gets a number (name~2).
 	if r != nil {
 		renamed := map[string]string{}
 		taken := map[string]bool{}
 		for i := range job.items {
 			n := r.Path(job.items[i].Name, counts)
 			for k, base := 2, n; taken[n]; k++ {
-				n = fmt.Sprintf("%s.%d", base, k)
+				n = fmt.Sprintf("%s~%d", base, k)
 			}
 			taken[n] = true
 			renamed[job.items[i].Name] = n
@@ -297,12 +298,11 @@ func (c *bundleCmd) Run(e *env) error {
 			return fail(exitInternal, "-o %s is %s, a file to pack: coroner does not write over its evidence; name another file", c.Output, p)
 		}
 	}
-	for _, p := range c.Paths {
-		prefix := ""
-		if len(c.Paths) > 1 {
-			prefix = filepath.Base(filepath.Clean(p))
-		}
-		if err := b.add(p, prefix); err != nil {
+	// With several paths each keeps its folders below the one they share:
+	// a/server.log and b/server.log, not server.log and server.log.2.
+	names := bundle.InputNames(c.Paths)
+	for i, p := range c.Paths {
+		if err := b.add(p, names[i]); err != nil {
 			return fail(exitInput, "%v", err)
 		}
 	}
@@ -335,7 +335,11 @@ func (b *bundler) add(root, prefix string) error {
 		return err
 	}
 	if !st.IsDir() {
-		b.file(root, filepath.Base(root), st)
+		name := prefix
+		if name == "" {
+			name = filepath.Base(root)
+		}
+		b.file(root, name, st)
 		return nil
 	}
 	return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
@@ -402,11 +406,12 @@ func (b *bundler) file(p, name string, st fs.FileInfo) {
 	}
 }
 
-// unique returns name, or name.2, name.3 ... when it is taken.
+// unique returns name, or name~2, name~3 ... when it is taken (not
+// name.2, which reads as a rotated piece of name).
 func (b *bundler) unique(name string) string {
 	b.used[name]++
 	if n := b.used[name]; n > 1 {
-		return fmt.Sprintf("%s.%d", name, n)
+		return fmt.Sprintf("%s~%d", name, n)
 	}
 	return name
 }

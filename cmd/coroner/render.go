@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path"
-	"strings"
 
 	"github.com/coroner-dev/coroner/internal/escape"
 	"github.com/coroner-dev/coroner/parser/bundle"
@@ -72,28 +70,13 @@ func readExcerpts(c *bundleFlags, want map[string][]int) (reports.Excerpts, erro
 		opts.MaxTotalBytes = n
 	}
 	walk := func(visit func(string, io.Reader) error) error {
-		seen := map[string]int{}
-		for _, bp := range c.Paths {
-			prefix := ""
-			if len(c.Paths) > 1 {
-				prefix = path.Base(strings.TrimRight(bp, "/"))
-				if bp == "-" {
-					prefix = "stdin"
-				}
-				seen[prefix]++
-				if n := seen[prefix]; n > 1 {
-					prefix = fmt.Sprintf("%s.%d", prefix, n)
-				}
-			}
+		names := bundle.InputNames(c.Paths)
+		for i, bp := range c.Paths {
 			if bp == "-" {
 				continue
 			}
 			err := bundle.Walk(bp, opts, func(en *bundle.Entry, r io.Reader) error {
-				name := en.Path
-				if prefix != "" {
-					name = prefix + "/" + name
-				}
-				return visit(name, r)
+				return visit(en.Under(names[i]), r)
 			})
 			if err != nil {
 				return fmt.Errorf("%s: %w", bp, err)

@@ -28,6 +28,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/coroner-dev/coroner/parser/bundle"
 	"github.com/coroner-dev/coroner/parser/manifest"
 )
 
@@ -757,14 +758,16 @@ func (c *collector) pySpy(ctx context.Context, dir string) {
 // logs reads the head and tail of every log, last, so that the log is at
 // least as recent as the snapshots.
 func (c *collector) logs() {
-	used := map[string]int{}
-	for _, p := range c.cfg.Logs {
-		base := path.Base(filepath.ToSlash(p))
-		used[base]++
-		name := "logs/" + base
-		if n := used[base]; n > 1 {
-			name = fmt.Sprintf("logs/%d-%s", n, base)
+	// Each log keeps its folders below the one the logs share
+	// (logs/a/server.log, logs/b/server.log), and its rotated pieces their
+	// names (logs/server.log.1).
+	names := bundle.InputNames(c.cfg.Logs)
+	for i, p := range c.cfg.Logs {
+		name := names[i]
+		if name == "" {
+			name = path.Base(filepath.ToSlash(p))
 		}
+		name = "logs/" + name
 		start := c.now()
 		data, cut, st, err := ReadHeadTail(p, c.cfg.LogHead, c.cfg.LogTail)
 		res := Result{Program: "coroner", Command: "read " + p, Start: start, End: c.now(), ExitCode: 0}

@@ -39,13 +39,21 @@ func ReadHeadTail(p string, head, tail int64) ([]byte, *manifest.Cut, os.FileInf
 	if _, err := io.ReadFull(f, h); err != nil {
 		return nil, nil, st, err
 	}
-	// The head ends after its last full line, if one ends in the last 64 KiB.
-	if i := bytes.LastIndexByte(h, '\n'); i >= 0 && int64(len(h)-i) <= 64<<10 {
-		h = h[:i+1]
-	}
 	t := make([]byte, tail)
 	if _, err := f.ReadAt(t, size-tail); err != nil && err != io.EOF {
 		return nil, nil, st, err
+	}
+	data, cut := joinHeadTail(h, t, size, head, tail)
+	return data, cut, st, nil
+}
+
+// joinHeadTail joins the first and last bytes of a log of size bytes: the
+// head ends after its last full line and the tail starts at its first (if
+// one ends within 64 KiB), and a line between them says how much was left
+// out.
+func joinHeadTail(h, t []byte, size, head, tail int64) ([]byte, *manifest.Cut) {
+	if i := bytes.LastIndexByte(h, '\n'); i >= 0 && int64(len(h)-i) <= 64<<10 {
+		h = h[:i+1]
 	}
 	if i := bytes.IndexByte(t, '\n'); i >= 0 && i < 64<<10 && i+1 < len(t) {
 		t = t[i+1:]
@@ -59,5 +67,5 @@ func ReadHeadTail(p string, head, tail int64) ([]byte, *manifest.Cut, os.FileInf
 	data = append(append(append(data, h...), note...), t...)
 	cut := &manifest.Cut{OriginalBytes: size, HeadBytes: int64(len(h)), TailBytes: int64(len(t)), RemovedBytes: removed,
 		Reason: fmt.Sprintf("logs keep their first %d and last %d bytes", head, tail)}
-	return data, cut, st, nil
+	return data, cut
 }

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/coroner-dev/coroner/parser/manifest"
 )
 
 // Cmd is one external command to run.
@@ -28,6 +30,11 @@ type Cmd struct {
 	As *identity
 	// MaxOutput caps what is kept of stdout (DefaultMaxOutput if 0).
 	MaxOutput int64
+	// KeepTail, when set, makes stdout keep its first MaxOutput and last
+	// KeepTail bytes, cut at line ends with a line saying what was left out
+	// between them, as a log read from disk is (Result.Cut says so): the
+	// output of kubectl logs, or of cat of a log on another node.
+	KeepTail int64
 	// SkipAfterTimeout makes later calls of the same program skip once one
 	// timed out: a hung nvidia-smi hangs again, and the user's minutes are
 	// better spent on the rest of the evidence.
@@ -58,8 +65,10 @@ type Result struct {
 	Skipped string
 	// Err is why the command could not run or what its exit said.
 	Err error
-	// Truncated is set when stdout passed MaxOutput.
+	// Truncated is set when stdout passed MaxOutput (without KeepTail).
 	Truncated bool
+	// Cut says what KeepTail left out of stdout.
+	Cut *manifest.Cut
 	// Timeout is the limit the command ran under.
 	Timeout time.Duration
 	// RunAs is whom the command ran as, "" if it did not start.
@@ -125,7 +134,7 @@ func (r *Runner) Run(ctx context.Context, c Cmd) (res Result) {
 	if grace <= 0 {
 		grace = 2 * time.Second
 	}
-	stdout := &capped{max: c.MaxOutput}
+	stdout := &capped{max: c.MaxOutput, tail: c.KeepTail}
 	stderr := &capped{max: maxStderr}
 	cmd := exec.Command(path, c.Args...)
 	cmd.Env = c.Env
@@ -207,8 +216,12 @@ func (r *Runner) Run(ctx context.Context, c Cmd) (res Result) {
 		}
 	}
 	stdout.mu.Lock()
-	res.Stdout = bytes.Clone(stdout.buf.Bytes())
-	res.Truncated = stdout.dropped > 0
+	if c.KeepTail > 0 {
+		res.Stdout, res.Cut = stdout.headTail(c.MaxOutput, c.KeepTail)
+	} else {
+		res.Stdout = bytes.Clone(stdout.buf.Bytes())
+		res.Truncated = stdout.dropped > 0
+	}
 	stdout.mu.Unlock()
 	stderr.mu.Lock()
 	res.Stderr = bytes.Clone(stderr.buf.Bytes())
@@ -229,18 +242,47 @@ func display(path string, args []string) string {
 	return strings.Join(parts, " ")
 }
 
-// capped keeps the first max bytes written and counts the rest. It never
+// capped keeps the first max bytes written and counts the rest, or, with
+// tail, also keeps the last tail bytes of the rest in a ring. It never
 // fails a write: a command must not die of a full pipe.
 type capped struct {
 	mu      sync.Mutex
 	buf     bytes.Buffer
 	max     int64
 	dropped int64
+	tail    int64
+	ring    []byte
+	at      int // the ring's next write position
 }
 
 func (c *capped) Write(p []byte) (int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	n := len(p)
+	if room := c.max - int64(c.buf.Len()); c.tail > 0 && int64(len(p)) > room {
+		// The head is full: the rest goes round the ring.
+		c.buf.Write(p[:max(room, 0)])
+		p = p[max(room, 0):]
+		c.dropped += int64(len(p))
+		if c.ring == nil {
+			c.ring = make([]byte, 0, c.tail)
+		}
+		if int64(len(p)) > c.tail {
+			p = p[int64(len(p))-c.tail:]
+		}
+		for len(p) > 0 {
+			if int64(len(c.ring)) < c.tail {
+				k := min(int(c.tail)-len(c.ring), len(p))
+				c.ring = append(c.ring, p[:k]...)
+				p = p[k:]
+				continue
+			}
+			k := copy(c.ring[c.at:], p)
+			c.at = (c.at + k) % len(c.ring)
+			p = p[k:]
+		}
+		return n, nil
+	}
 	room := c.max - int64(c.buf.Len())
 	switch {
 	case room <= 0:
@@ -252,4 +294,16 @@ func (c *capped) Write(p []byte) (int, error) {
 		c.buf.Write(p)
 	}
 	return len(p), nil
+}
+
+// headTail is what a KeepTail command's stdout keeps: all of it when it
+// fitted, else its head and tail joined as joinHeadTail does.
+func (c *capped) headTail(head, tail int64) ([]byte, *manifest.Cut) {
+	t := append(bytes.Clone(c.ring[c.at:]), c.ring[:c.at]...)
+	h := bytes.Clone(c.buf.Bytes())
+	size := int64(len(h)) + c.dropped
+	if c.dropped <= int64(len(t)) {
+		return append(h, t...), nil
+	}
+	return joinHeadTail(h, t, size, head, tail)
 }

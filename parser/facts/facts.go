@@ -134,8 +134,26 @@ type SourceInfo struct {
 	// CapturedAt is when the file was captured, if any evidence says so.
 	CapturedAt time.Time `json:"captured_at,omitzero"`
 	// CapturedAtFrom names that evidence (a manifest, a captured_at.txt).
-	CapturedAtFrom string  `json:"captured_at_from,omitempty"`
-	Issues         []Issue `json:"issues,omitempty"`
+	CapturedAtFrom string `json:"captured_at_from,omitempty"`
+	// Rotation is set on each piece of a rotated log.
+	Rotation *Rotation `json:"rotation,omitempty"`
+	Issues   []Issue   `json:"issues,omitempty"`
+}
+
+// Rotation places a file among the rotated pieces of one log: in a folder
+// holding server.log.2, server.log.1 and server.log, they are pieces 1, 2
+// and 3 of the log server.log, oldest first. Facts.Logs holds a rotated
+// log's pieces next to each other in that order.
+type Rotation struct {
+	// Log is the log's path: the piece's folder and its name without the
+	// rotation suffix. It need not be a file of the bundle.
+	Log string `json:"log"`
+	// Piece counts from 1, the oldest; Pieces is how many the bundle holds.
+	Piece  int `json:"piece"`
+	Pieces int `json:"pieces"`
+	// Suffix is what the piece's name adds to the log's: ".1",
+	// "-20240101", "" for the live file.
+	Suffix string `json:"suffix,omitempty"`
 }
 
 // Clock says what a source's timestamps lack. Times that lack a zone are
