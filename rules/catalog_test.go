@@ -41,6 +41,8 @@ func TestCatalogSignaturesMatchRealLines(t *testing.T) {
 		{"illegal-memory-access", "RuntimeError: CUDA error: an illegal memory access was encountered"},
 		{"ray-insufficient-gpus", "ValueError: The number of required GPUs exceeds the total number of available GPUs in the placement group."},
 		{"vllm-no-valid-attention-backend", "ValueError: No valid attention backend found for cuda with AttentionSelectorConfig(head_size=256)"},
+		{"kv-cache-too-small", "ValueError: The model's max seq len (32768) is larger than the maximum number of tokens that can be stored in KV cache (1984). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine."},
+		{"own-request-through-proxy", `[2025-08-13 11:01:03] http://172.16.37.200:3138 "GET http://0.0.0.0:25600/get_model_info HTTP/1.1" 403 3582`},
 	}
 	sigs := BuiltinCatalog()
 	for _, tc := range tests {
@@ -58,6 +60,10 @@ func TestCatalogSignaturesMatchRealLines(t *testing.T) {
 		"Load weight end. type=Qwen3ForCausalLM, dtype=torch.bfloat16, avail mem=36.25 GB, mem usage=7.63 GB.",
 		"The server is fired up and ready to roll!",
 		"Custom allreduce is disabled because it's not supported on more than two PCIe-only GPUs.",
+		// urllib3 straight to the server: the request line in origin form.
+		`[2025-08-13 11:01:03] http://0.0.0.0:25600 "GET /get_model_info HTTP/1.1" 200 3582`,
+		// Through a proxy to another host: not the server's own address.
+		`http://172.16.37.200:3138 "GET http://huggingface.co/api/models/x HTTP/1.1" 407 0`,
 	} {
 		for _, s := range sigs {
 			assert.False(t, s.Match(line), "%s matched the benign line %q", s.ID, line)

@@ -546,3 +546,22 @@ func TestBarFollowedBySpaces(t *testing.T) {
 	require.Equal(t, facts.EventLoadProgress, l.Events[0].Type)
 	require.Equal(t, 1, l.Procs[0].Lines)
 }
+
+// faulthandler prints every thread's stack at a fatal signal, its frames
+// without the traceback's ", in" comma (Python/traceback.c, dump_frame):
+// the abort is the failure, the stacks are not tracebacks of their own.
+func TestFaulthandlerDumpIsNotATraceback(t *testing.T) {
+	_, l, issues := parseLog(t, facts.KindServerLog,
+		"Fatal Python error: Aborted",
+		"",
+		"Thread 0x000079e69b400640 (most recent call first):",
+		`  File "/usr/lib/python3.10/threading.py", line 324 in wait`,
+		`  File "/usr/lib/python3.10/threading.py", line 607 in wait`,
+		`  File "/home/ubuntu/.local/lib/python3.10/site-packages/tqdm/_monitor.py", line 60 in run`,
+		`  File "/usr/lib/python3.10/threading.py", line 1016 in _bootstrap_inner`,
+		`  File "/usr/lib/python3.10/threading.py", line 973 in _bootstrap`)
+	assert.Empty(t, issues)
+	assert.Empty(t, l.EventsOf(facts.EventTraceback), "got %v", types(l))
+	assert.True(t, isFrameLine([]byte(`  File "/a.py", line 1, in f`)))
+	assert.False(t, isFrameLine([]byte(`  File "/a.py", line 1 in f`)))
+}

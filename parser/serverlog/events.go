@@ -53,6 +53,11 @@ func inferLevel(l *line, body []byte) facts.Level {
 	if has(body, "Warning") || has(body, "WARNING") {
 		return facts.LevelWarning
 	}
+	if k := bytes.Index(body[:min(len(body), 256)], []byte("[ERROR]")); k >= 0 {
+		// A library's own tag inside an unlevelled line ("... with error:
+		// [TensorRT-LLM][ERROR] CUDA runtime error ...").
+		return facts.LevelError
+	}
 	switch l.kind {
 	case hdrSGLang, hdrSGLangOld, hdrGPU:
 		return facts.LevelInfo
@@ -100,6 +105,10 @@ func (p *parser) recognized(l *line, ps *procState, bare bool) (*facts.LogEvent,
 		return p.gloo(l, ps), false
 	case hdrTracing:
 		if ev := p.tgi(ps, lvl, b); ev != nil {
+			return ev, false
+		}
+	case hdrTRT:
+		if ev := p.trt(ps, lvl, b); ev != nil {
 			return ev, false
 		}
 	case hdrC10d, hdrGlog:
@@ -170,7 +179,8 @@ func startFailed(b []byte) bool {
 	}
 	s := bstr(b)
 	for _, w := range []string{"Failed to initialize", "Failed to start", "failed to start", "failed to initialize",
-		"initialization failed", "Initialization failed", "Failed to create", "failed to launch", "Failed to launch"} {
+		"initialization failed", "Initialization failed", "Failed to create", "failed to launch", "Failed to launch",
+		"loading failed", "load failed", "Failed to load"} {
 		if strings.Contains(s, w) {
 			return true
 		}
@@ -188,6 +198,22 @@ func cudaCheck(b []byte) bool {
 func aborted(b []byte) bool {
 	return contains(b, "will now abort") || has(b, "Segmentation fault") || has(b, "Fatal Python error") ||
 		contains(b, "(core dumped)") || has(b, "Bus error")
+}
+
+// trt reads the milestones of TensorRT-LLM's runtime.
+func (p *parser) trt(ps *procState, lvl facts.Level, b []byte) *facts.LogEvent {
+	f := map[string]any{"engine": "trtllm"}
+	switch {
+	case contains(b, "tokens in paged KV cache"):
+		// "Using 10718 tokens in paged KV cache." (the KV cache allocated)
+		if v, ok := numAfter(b, "Using"); ok {
+			f["tokens"] = v
+		}
+		return p.emit(ps, facts.EventKVCacheSize, lvl, b, f)
+	case has(b, "Loaded engine size"), has(b, "Engine load time"):
+		return p.emit(ps, facts.EventLoadEnd, lvl, b, f)
+	}
+	return nil
 }
 
 // tgi reads the milestones of text-generation-inference's launcher and

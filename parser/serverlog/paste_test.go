@@ -49,6 +49,9 @@ func TestPastedPrefixes(t *testing.T) {
 		{"a frame under vLLM's repeated header starts a traceback",
 			`(Worker_TP0 pid=1707110) ERROR 11-29 20:52:18 [multiproc_executor.py:597]   File "/home/drc-whlab/miniconda3/envs/vllm011cp312/lib/python3.12/site-packages/vllm/model_executor/layers/quantization/compressed_tensors/compressed_tensors.py", line 117, in get_quant_method`,
 			facts.EventTraceback, "Worker_TP0", `File "/home/drc-whlab`},
+		{"a Ray tag whose \"(\" the paste cut off",
+			"RayWorkerWrapper pid=1861983) INFO 03-27 10:29:03 [model_runner.py:1442] Capturing cudagraphs for decoding. This may lead to unexpected consequences if the model is not static.",
+			facts.EventGraphBegin, "RayWorkerWrapper_1861983", "Capturing cudagraphs"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -145,6 +148,12 @@ func TestOtherFormats(t *testing.T) {
 		{"SGLang's DeepGEMM wrapper compiling a new shape",
 			"[2025-04-16 08:13:14 TP3] DeepGEMM JIT code generation <gemm_fp8_fp8_bf16_nt>: M=7857, N=576, K=7168. Please wait.",
 			facts.EventJITProgress, facts.LevelInfo, "DeepGEMM JIT code generation"},
+		{"TensorRT-LLM's C++ logger",
+			"[TensorRT-LLM][INFO] Using 10718 tokens in paged KV cache.",
+			facts.EventKVCacheSize, facts.LevelInfo, "Using 10718 tokens"},
+		{"Triton's model load failure quoting TensorRT-LLM's error tag",
+			"Model 'tensorrt_llm' loading failed with error: version 1 is at UNAVAILABLE state: Internal: unexpected error when creating modelInstanceState: [TensorRT-LLM][ERROR] CUDA runtime error in ::cudaMallocAsync(ptr, n, mCudaStream->get()): out of memory (/app/tensorrt_llm/cpp/tensorrt_llm/runtime/tllmBuffers.h:112)",
+			facts.EventEngineInitFailed, facts.LevelError, "Model 'tensorrt_llm' loading failed"},
 		{"MPI's abort banner",
 			"*** MPI_ERRORS_ARE_FATAL (processes in this communicator will now abort,",
 			facts.EventKilled, facts.LevelCritical, "*** MPI_ERRORS_ARE_FATAL"},

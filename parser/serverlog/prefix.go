@@ -144,6 +144,13 @@ func skipSpaces(b []byte, i int) int {
 func peel(l *line) {
 	b := l.seg
 	b = peelWrappers(l, b)
+	// A paste that lost the tag's "(": "RayWorkerWrapper pid=1861983) INFO".
+	if len(b) > 8 && b[0] >= 'A' && b[0] <= 'Z' {
+		if tag, n := openlessTag(b); n > 0 {
+			l.tag = tag
+			b = b[n:]
+		}
+	}
 	// Process tags: "(APIServer pid=1) ", nested Ray tags, innermost wins.
 	for len(b) > 0 && b[0] == '(' {
 		tag, n := procTag(b)
@@ -327,6 +334,29 @@ func composePrefix(b []byte) int {
 	return 0
 }
 
+// openlessTag reads a process tag whose "(" a paste cut off, at the very
+// start of the line: "Name pid=N[, ip=X]) ".
+func openlessTag(b []byte) ([]byte, int) {
+	sp := bytes.IndexByte(b, ' ')
+	if sp < 2 || sp > 40 || !bytes.HasPrefix(b[sp:], []byte(" pid=")) {
+		return nil, 0
+	}
+	end := bytes.IndexByte(b, ')')
+	if end < sp || end > 128 {
+		return nil, 0
+	}
+	// procTag's checks, on the bytes with the "(" put back: a small copy,
+	// only for lines that start like this.
+	withParen := make([]byte, 0, end+3)
+	withParen = append(withParen, '(')
+	withParen = append(withParen, b[:min(len(b), end+2)]...)
+	t, m := procTag(withParen)
+	if m == 0 {
+		return nil, 0
+	}
+	return b[:len(t)], m - 1
+}
+
 // procTag reads "(Name[ qual] pid=N[, ip=X]) " at b[0] and returns the text
 // inside the parentheses and the length consumed.
 func procTag(b []byte) ([]byte, int) {
@@ -400,6 +430,20 @@ func bracketHeader(l *line, b []byte) {
 			// "[1] enqueue.cc:1500 NCCL WARN ..."
 			ncclBareHeader(l, b)
 		}
+	case c == 'T' && bytes.HasPrefix(b, []byte("[TensorRT-LLM][")):
+		// TensorRT-LLM's C++ logger: "[TensorRT-LLM][ERROR] msg".
+		e := bytes.IndexByte(b[15:], ']')
+		if e < 1 || e > 10 {
+			return
+		}
+		lv, n := levelWord(b[15 : 15+e])
+		if n == 0 {
+			return
+		}
+		l.kind = hdrTRT
+		l.level = lv
+		l.hdr = b[:15+e+1]
+		l.body = skipOneSpace(b[15+e+1:])
 	case c == 'G' && bytes.HasPrefix(b, []byte("[Gloo] ")):
 		l.kind = hdrGloo
 		l.body = b[7:]

@@ -51,9 +51,15 @@ type tbState struct {
 }
 
 // isFrameLine reports a traceback frame line, `  File "x.py", line 12, in f`.
+// faulthandler's thread dumps print `File "x.py", line 12 in f` (no comma):
+// the stacks of every thread at a fatal signal, not a traceback.
 func isFrameLine(b []byte) bool {
 	t := bytes.TrimLeft(b, " \t")
-	return len(t) > len(tbFile)+8 && has(t, `File "`) && bytes.Contains(t, tbLineMarker)
+	if len(t) <= len(tbFile)+8 || !has(t, `File "`) {
+		return false
+	}
+	k := bytes.Index(t, tbLineMarker)
+	return k > 0 && bytes.Contains(t[k:], []byte(", in "))
 }
 
 // tbStart opens a traceback on the current line.
