@@ -131,6 +131,9 @@ type run struct {
 type job struct {
 	src  *facts.SourceInfo
 	part *facts.Facts
+	// hint, if set, is the name kind detection sees instead of the
+	// path's (a block of an issue: what the issue calls it).
+	hint string
 }
 
 func newRun(opts Options) *run {
@@ -208,6 +211,10 @@ func (p *run) entry(e *bundle.Entry, r io.Reader) error {
 		}
 	}
 	n, err := io.ReadFull(r, buf)
+	if p.document(j, buf[:n], r, err) {
+		release()
+		return nil
+	}
 	var in io.Reader
 	stream := false
 	switch {
@@ -273,7 +280,11 @@ func (p *run) parse(j *job, r io.Reader, size int64) {
 		for in.Scan() {
 		}
 	} else {
-		src.Kind = Detect(baseName(name), head)
+		hint := baseName(name)
+		if j.hint != "" {
+			hint = j.hint
+		}
+		src.Kind = Detect(hint, head)
 		if f := formatOf(src.Kind); f != nil {
 			parseSafely(f, in, src.Kind, j.part, addIssue)
 		}

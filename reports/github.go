@@ -140,7 +140,22 @@ func briefFindings(r *Report) []Finding {
 // all in under GitHubLimit characters. Evidence that does not fit is left
 // out, and the brief says so.
 func GitHub(w io.Writer, r *Report, ex Excerpts) error {
+	if r.fromIssue() {
+		return gitHubIssue(w, r, ex)
+	}
 	var b strings.Builder
+	briefTop(&b, r)
+	footer := fmt.Sprintf("*%s %s, %s. The full postmortem: `coroner analyze --format md`.*\n",
+		escape.Markdown(r.Tool.Name), escape.Markdown(r.Tool.Version), plural(len(r.Bundle.Sources), "source", "sources"))
+	briefQuotes(&b, r, ex, filePlace{}, utf8.RuneCountInString(footer))
+	b.WriteString(footer)
+	_, err := io.WriteString(w, fitComment(b.String(), footer))
+	return err
+}
+
+// briefTop is the brief down to its evidence: the verdict, the key facts,
+// what to do, the hypotheses and the timeline.
+func briefTop(b *strings.Builder, r *Report) {
 	v := r.Verdict
 	title := "coroner: " + orDash(v.Outcome)
 	if v.Phase != "" {
@@ -149,8 +164,8 @@ func GitHub(w io.Writer, r *Report, ex Excerpts) error {
 	if v.StalledForS > 0 {
 		title += ", silent " + humanSeconds(float64(v.StalledForS))
 	}
-	fmt.Fprintf(&b, "### %s\n\n", escape.Markdown(title))
-	fmt.Fprintf(&b, "**%s**\n\n", mdRich(truncate(headline(r), 600)))
+	fmt.Fprintf(b, "### %s\n\n", escape.Markdown(title))
+	fmt.Fprintf(b, "**%s**\n\n", mdRich(truncate(headline(r), 600)))
 	var facts []string
 	if e := engineName(r); e != "" {
 		facts = append(facts, "engine "+escape.MarkdownCode(e))
@@ -169,7 +184,7 @@ func GitHub(w io.Writer, r *Report, ex Excerpts) error {
 		}
 	}
 	if len(facts) > 0 {
-		fmt.Fprintf(&b, "%s\n\n", strings.Join(facts, " · "))
+		fmt.Fprintf(b, "%s\n\n", strings.Join(facts, " · "))
 	}
 
 	if as := actions(r); len(as) > 0 {
@@ -178,7 +193,7 @@ func GitHub(w io.Writer, r *Report, ex Excerpts) error {
 			if i == 5 {
 				break
 			}
-			fmt.Fprintf(&b, "%d. %s\n", i+1, mdRich(truncate(a.Remedy, 800)))
+			fmt.Fprintf(b, "%d. %s\n", i+1, mdRich(truncate(a.Remedy, 800)))
 		}
 		b.WriteString("\n")
 	}
@@ -189,9 +204,9 @@ func GitHub(w io.Writer, r *Report, ex Excerpts) error {
 			if i == 5 {
 				break
 			}
-			fmt.Fprintf(&b, "%d. **%s** (%s, %.2f)", i+1, escape.Markdown(truncate(c.Title, 200)), escape.MarkdownCode(orDash(c.Category)), c.Confidence)
+			fmt.Fprintf(b, "%d. **%s** (%s, %.2f)", i+1, escape.Markdown(truncate(c.Title, 200)), escape.MarkdownCode(orDash(c.Category)), c.Confidence)
 			if c.Why != "" {
-				fmt.Fprintf(&b, ": %s", mdRich(truncate(sentence(c.Why), 600)))
+				fmt.Fprintf(b, ": %s", mdRich(truncate(sentence(c.Why), 600)))
 			}
 			b.WriteString("\n")
 		}
@@ -207,17 +222,17 @@ func GitHub(w io.Writer, r *Report, ex Excerpts) error {
 			if len(v.Causes) > 0 {
 				b.WriteString("\n")
 			}
-			fmt.Fprintf(&b, "Ruled out: %s.\n", strings.Join(names, "; "))
+			fmt.Fprintf(b, "Ruled out: %s.\n", strings.Join(names, "; "))
 		}
 		b.WriteString("\n")
 	}
 
-	briefTimeline(&b, r)
+	briefTimeline(b, r)
+}
 
-	footer := fmt.Sprintf("*%s %s, %s. The full postmortem: `coroner analyze --format md`.*\n",
-		escape.Markdown(r.Tool.Name), escape.Markdown(r.Tool.Version), plural(len(r.Bundle.Sources), "source", "sources"))
-
-	// Evidence, finding by finding, while it fits.
+// briefQuotes quotes the evidence, finding by finding, while it fits
+// with reserve more characters after it; place says where a cited line is.
+func briefQuotes(b *strings.Builder, r *Report, ex Excerpts, place place, reserve int) {
 	fs := briefFindings(r)
 	if len(fs) > 0 {
 		b.WriteString("**Evidence**\n\n")
@@ -225,33 +240,34 @@ func GitHub(w io.Writer, r *Report, ex Excerpts) error {
 	quoted := map[string]bool{}
 	omitted := 0
 	for i, f := range fs {
-		sec := briefEvidenceBlock(f, ex, quoted)
+		sec := briefEvidenceBlock(f, ex, quoted, place)
 		note := ""
 		if rest := len(fs) - i - 1; rest > 0 {
 			note = fmt.Sprintf("*Evidence of %s left out to fit one comment.*\n\n", plural(rest+1, "more finding", "more findings"))
 		}
-		if utf8.RuneCountInString(b.String())+utf8.RuneCountInString(sec)+utf8.RuneCountInString(note)+utf8.RuneCountInString(footer)+200 > GitHubLimit {
+		if utf8.RuneCountInString(b.String())+utf8.RuneCountInString(sec)+utf8.RuneCountInString(note)+reserve+200 > GitHubLimit {
 			omitted = len(fs) - i
 			break
 		}
 		b.WriteString(sec)
 	}
 	if omitted > 0 {
-		fmt.Fprintf(&b, "*Evidence of %s left out to fit one comment.*\n\n", plural(omitted, "more finding", "more findings"))
+		fmt.Fprintf(b, "*Evidence of %s left out to fit one comment.*\n\n", plural(omitted, "more finding", "more findings"))
 	}
-	b.WriteString(footer)
-	out := b.String()
-	if utf8.RuneCountInString(out) > GitHubLimit {
-		// Only a bundle with absurd verdict text gets here: cut on a line.
-		rs := []rune(out)[:GitHubLimit-len(footer)-64]
-		cut := string(rs)
-		if i := strings.LastIndexByte(cut, '\n'); i > 0 {
-			cut = cut[:i+1]
-		}
-		out = cut + "\n*Cut to fit one comment.*\n\n" + footer
+}
+
+// fitComment cuts a brief that is still too long on a line and ends it
+// with the footer. Only a bundle with absurd verdict text gets there.
+func fitComment(out, footer string) string {
+	if utf8.RuneCountInString(out) <= GitHubLimit {
+		return out
 	}
-	_, err := io.WriteString(w, out)
-	return err
+	rs := []rune(out)[:GitHubLimit-len(footer)-64]
+	cut := string(rs)
+	if i := strings.LastIndexByte(cut, '\n'); i > 0 {
+		cut = cut[:i+1]
+	}
+	return cut + "\n*Cut to fit one comment.*\n\n" + footer
 }
 
 // briefTimeline is the timeline with ranks collapsed, at most 12 row groups.
@@ -292,7 +308,7 @@ func briefTimeline(b *strings.Builder, r *Report) {
 // briefEvidenceBlock quotes a finding's cited lines with their context,
 // file by file. Lines quoted for an earlier finding are referred to, not
 // repeated.
-func briefEvidenceBlock(f Finding, ex Excerpts, quoted map[string]bool) string {
+func briefEvidenceBlock(f Finding, ex Excerpts, quoted map[string]bool, place place) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "**%s** · %s · rule %s\n\n", escape.Markdown(truncate(f.Title, 200)), escape.Markdown(f.Severity), escape.MarkdownCode(f.Rule))
 	type fileCites struct {
@@ -309,12 +325,12 @@ func briefEvidenceBlock(f Finding, ex Excerpts, quoted map[string]bool) string {
 		}
 		key := loc(e.File, e.Line)
 		if quoted[key] {
-			again = append(again, key)
+			again = append(again, place.cite(e.File, e.Line))
 			continue
 		}
 		quoted[key] = true
 		if e.Line <= 0 {
-			bare = append(bare, key+": "+e.Text)
+			bare = append(bare, place.cite(e.File, e.Line)+": "+e.Text)
 			continue
 		}
 		var fc *fileCites
@@ -334,14 +350,14 @@ func briefEvidenceBlock(f Finding, ex Excerpts, quoted map[string]bool) string {
 	for _, fc := range files {
 		sort.Ints(fc.lines)
 		lines := ex[fc.file]
-		fmt.Fprintf(&body, "%s\n", quoteLine(fc.file))
+		fmt.Fprintf(&body, "%s\n", quoteLine(place.header(fc.file)))
 		if len(lines) == 0 {
 			for _, l := range fc.lines {
-				fmt.Fprintf(&body, "> %d | %s\n", l, quoteLine(fc.texts[l]))
+				fmt.Fprintf(&body, "> %d | %s\n", place.line(fc.file, l), quoteLine(fc.texts[l]))
 			}
 			continue
 		}
-		width := len(fmt.Sprint(fc.lines[len(fc.lines)-1] + briefContext))
+		width := len(fmt.Sprint(place.line(fc.file, fc.lines[len(fc.lines)-1]+briefContext)))
 		prev := 0
 		for _, c := range fc.lines {
 			from := max(1, c-briefContext, prev+1)
@@ -361,7 +377,7 @@ func briefEvidenceBlock(f Finding, ex Excerpts, quoted map[string]bool) string {
 				if contains1(fc.lines, l) {
 					mark = ">"
 				}
-				fmt.Fprintf(&body, "%s %*d | %s\n", mark, width, l, quoteLine(text))
+				fmt.Fprintf(&body, "%s %*d | %s\n", mark, width, place.line(fc.file, l), quoteLine(text))
 				prev = l
 			}
 		}
@@ -391,3 +407,18 @@ func quoteLine(s string) string {
 	s = strings.ReplaceAll(s, "\t", "    ")
 	return truncate(s, briefLine)
 }
+
+// place says where a cited line is: the header above a file's quoted
+// lines, the number a quoted line shows, and a citation in words.
+type place interface {
+	header(file string) string
+	line(file string, n int) int
+	cite(file string, n int) string
+}
+
+// filePlace cites the bundle's files as they are.
+type filePlace struct{}
+
+func (filePlace) header(file string) string      { return file }
+func (filePlace) line(_ string, n int) int       { return n }
+func (filePlace) cite(file string, n int) string { return loc(file, n) }

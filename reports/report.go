@@ -38,6 +38,9 @@ type Report struct {
 	// EvidenceEnd is the latest instant the bundle knows of; open spans and
 	// silences are measured up to it. Zero when the bundle has no times.
 	EvidenceEnd *Instant `json:"evidence_end,omitempty"`
+	// Labels are the repository labels the verdict maps to through a
+	// label table (coroner analyze --labels); none without one.
+	Labels []string `json:"labels,omitempty"`
 }
 
 // Snapshot is one capture of point-in-time evidence.
@@ -76,6 +79,20 @@ type Source struct {
 	Issues     []Issue `json:"issues"`
 	Container  string  `json:"container,omitempty"`
 	CapturedAt string  `json:"captured_at,omitempty"`
+	// Part places a block of an issue in its document (added field).
+	Part *SourcePart `json:"part,omitempty"`
+}
+
+// SourcePart places a source cut out of an issue document: the source's
+// line n is line FirstLine+n-1 of the document Doc ("" when the file Of is
+// the document, else "body" or "comment N"); How is fence, pre, details or
+// unfenced.
+type SourcePart struct {
+	Of        string `json:"of"`
+	Doc       string `json:"doc,omitempty"`
+	How       string `json:"how"`
+	FirstLine int    `json:"first_line"`
+	LastLine  int    `json:"last_line"`
 }
 
 // Issue is a parse issue of a source.
@@ -186,6 +203,9 @@ func Build(f *facts.Facts, res *rules.Result, m Meta) *Report {
 		src := Source{Path: s.Path, Kind: string(s.Kind), Bytes: s.Bytes, Lines: s.Lines, Issues: []Issue{}, Container: s.Container}
 		if !s.CapturedAt.IsZero() {
 			src.CapturedAt = stamp(s.CapturedAt)
+		}
+		if p := s.Part; p != nil {
+			src.Part = &SourcePart{Of: p.Of, Doc: p.Doc, How: p.How, FirstLine: p.Offset + 1, LastLine: p.Offset + max(s.Lines, 1)}
 		}
 		for _, is := range s.Issues {
 			src.Issues = append(src.Issues, Issue{Line: is.Src.Line, Kind: string(is.Kind), Detail: is.Detail})

@@ -84,5 +84,5 @@ func readExcerpts(c *bundleFlags, want map[string][]int) (reports.Excerpts, erro
 		}
 		return nil
 	}
-	return reports.ReadExcerpts(walk, want)
+	return reports.ReadExcerpts(issueBlocks(walk, want), want)
 }

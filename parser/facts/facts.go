@@ -65,7 +65,12 @@ const (
 	KindCgroupMemory   Kind = "cgroup-memory"
 	KindSystem         Kind = "system"
 	KindPipList        Kind = "pip-list"
-	KindUnknown        Kind = "unknown"
+	// An issue document (parser/issue): cut into blocks, each a source of
+	// its own; the document itself yields no facts.
+	KindMarkdown    Kind = "markdown"
+	KindGitHubIssue Kind = "github-issue"
+	KindGitHubEvent Kind = "github-event"
+	KindUnknown     Kind = "unknown"
 )
 
 // AllKinds lists every kind, in the order of DESIGN §3.
@@ -75,7 +80,7 @@ var AllKinds = []Kind{
 	KindNvidiaSMIDmon, KindNvidiaSMIPmon, KindNvidiaSMITopo, KindNvidiaSMIList,
 	KindKernelLog, KindMeminfo, KindFree, KindDF, KindCollectEnv, KindCheckEnv,
 	KindEnv, KindCmdline, KindProbe, KindPySpy, KindManifest, KindCaptureTime,
-	KindCgroupMemory, KindSystem, KindPipList, KindUnknown,
+	KindCgroupMemory, KindSystem, KindPipList, KindMarkdown, KindGitHubIssue, KindGitHubEvent, KindUnknown,
 }
 
 // IsLog reports whether the kind is a server log.
@@ -131,6 +136,8 @@ type SourceInfo struct {
 	Lines int    `json:"lines"`
 	// Container says how the file was reached, e.g. "tar.zst > gzip".
 	Container string `json:"container,omitempty"`
+	// Part is set on a block cut out of an issue document.
+	Part *Part `json:"part,omitempty"`
 	// CapturedAt is when the file was captured, if any evidence says so.
 	CapturedAt time.Time `json:"captured_at,omitzero"`
 	// CapturedAtFrom names that evidence (a manifest, a captured_at.txt).
@@ -154,6 +161,20 @@ type Rotation struct {
 	// Suffix is what the piece's name adds to the log's: ".1",
 	// "-20240101", "" for the live file.
 	Suffix string `json:"suffix,omitempty"`
+}
+
+// Part places a block of an issue document (a fence, a <details>, an
+// unfenced log) in the document: the block's line n is line n+Offset of
+// the document Doc of the file Of.
+type Part struct {
+	// Of is the source the block was cut out of.
+	Of string `json:"of"`
+	// Doc names the document in it: "" when the file is the document (a
+	// markdown file), "body" or "comment N" in an issue's JSON.
+	Doc    string `json:"doc,omitempty"`
+	Offset int    `json:"offset"`
+	// How the block was found: fence, pre, details or unfenced.
+	How string `json:"how"`
 }
 
 // Clock says what a source's timestamps lack. Times that lack a zone are
