@@ -64,7 +64,7 @@ var (
 		`|(torchrun|accelerate launch|deepspeed|trtllm-serve|text-generation-launcher|srun|mpirun|mpiexec)\b` +
 		`|docker\s+(run|exec|compose)|pip3?\s+install|uv\s+(pip|run)|conda\s+(install|create)` +
 		`)`)
-	flagRe  = regexp.MustCompile(`^--[a-z][\w-]*(\s|=|$)`)
+	flagRe   = regexp.MustCompile(`^--[a-z][\w-]*(\s|=|$)`)
 	exportRe = regexp.MustCompile(`^export [A-Za-z_]\w*=`)
 	envKeyRe = regexp.MustCompile(`^(` +
 		`PyTorch version|Is debug build|CUDA used to build PyTorch|ROCM used to build PyTorch|OS|GCC version|Clang version|CMake version|Libc version|` +
