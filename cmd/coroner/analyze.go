@@ -25,6 +25,7 @@ type analyzeCmd struct {
 	// User rules and suppressions (README: User rules).
 	Rules    []string `name:"rules" placeholder:"FILE" sep:"none" help:"Also run the signatures and rules of a user rule pack (YAML; coroner rules explain describes it). Repeatable."`
 	Suppress []string `name:"suppress" placeholder:"FILE" sep:"none" help:"Drop the findings a suppression file lists (YAML: rule, file, match, reason); entries that match nothing are reported. Repeatable."`
+	Labels   string   `name:"labels" placeholder:"TABLE" help:"Map the verdict to a repository's labels through a label table: sglang, vllm (built in) or a YAML file (README: The GitHub Action). The brief of an issue suggests them; the JSON report lists them."`
 }
 
 func (c *analyzeCmd) Run(e *env) error {
@@ -44,6 +45,9 @@ func (c *analyzeCmd) Run(e *env) error {
 		fmt.Fprintf(e.stderr, "coroner: %d finding(s) suppressed by %s\n", sup.Suppressed(), strings.Join(c.Suppress, ", "))
 	}
 	rep := reports.Build(f, res, reports.Meta{Path: bundleName(c.Paths), Version: version})
+	if err := suggestLabels(rep, c.Labels); err != nil {
+		return err
+	}
 	format := c.Format
 	if c.Brief {
 		format = "github"
