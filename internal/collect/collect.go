@@ -63,6 +63,9 @@ type Config struct {
 	Now func() time.Time
 	// Progress receives one line per step ("round 2 of 3").
 	Progress func(string)
+	// Cluster, when set, collects from the nodes of a cluster through its
+	// own tools instead of from this machine (see cluster.go).
+	Cluster *Cluster
 }
 
 func (c *Config) defaults() {
@@ -119,6 +122,15 @@ type Capture struct {
 	// Bytes, SHA256 and Kind are left to the writer.
 	Artifacts []manifest.Artifact
 	Notes     []string
+	// Cluster and Nodes are set by a collect across a cluster.
+	Cluster *manifest.Cluster
+	Nodes   []manifest.Node
+	// Missing says that the server asked about is not there: the process
+	// was not found, the cluster's tool is missing, no node answered. The
+	// bundle is still written, and the command exits non-zero.
+	Missing string
+	// Summary says what was captured, failed and skipped.
+	Summary Summary
 }
 
 type collector struct {
@@ -151,13 +163,26 @@ func Run(ctx context.Context, cfg Config) (*Capture, error) {
 	c.cap.Started = c.now()
 	c.boot = bootTime(cfg.ProcRoot)
 	c.cap.Host = c.host()
+	if cfg.Cluster != nil {
+		if err := ValidateCluster(cfg.Cluster); err != nil {
+			return nil, err
+		}
+		c.runCluster(ctx)
+		c.cfg.Progress("reading the logs")
+		c.logs()
+		c.cap.Finished = c.now()
+		c.finish()
+		return c.cap, nil
+	}
 	c.target = findTarget(readProcs(cfg.ProcRoot), cfg.PID, cfg.Match, os.Getpid())
 	c.cap.Target = &manifest.Target{Engine: c.target.engine, How: c.target.how, MainPID: c.target.mainPID, PIDs: c.target.pids,
 		Model: c.target.model, URL: cfg.URL}
 	switch {
 	case cfg.PID > 0 && len(c.target.pids) == 0:
+		c.cap.Missing = fmt.Sprintf("process %d was not found", cfg.PID)
 		c.note("process %d was not found: no py-spy dumps, and the environment is the collector's own", cfg.PID)
 	case len(c.target.pids) == 0:
+		c.cap.Missing = fmt.Sprintf("no %s process was found", orEngines(cfg.Match))
 		c.note("no %s process was found: no py-spy dumps, and the environment is the collector's own", orEngines(cfg.Match))
 	}
 	if m := c.target.mainPID; m > 0 {
@@ -761,13 +786,12 @@ func (c *collector) logs() {
 	// Each log keeps its folders below the one the logs share
 	// (logs/a/server.log, logs/b/server.log), and its rotated pieces their
 	// names (logs/server.log.1).
-	names := bundle.InputNames(c.cfg.Logs)
+	if c.cfg.Cluster != nil {
+		return // read on each node (nodeOnce)
+	}
+	names := logNames(c.cfg.Logs)
 	for i, p := range c.cfg.Logs {
-		name := names[i]
-		if name == "" {
-			name = path.Base(filepath.ToSlash(p))
-		}
-		name = "logs/" + name
+		name := "logs/" + names[i]
 		start := c.now()
 		data, cut, st, err := ReadHeadTail(p, c.cfg.LogHead, c.cfg.LogTail)
 		res := Result{Program: "coroner", Command: "read " + p, Start: start, End: c.now(), ExitCode: 0}
@@ -786,19 +810,38 @@ func (c *collector) logs() {
 	}
 }
 
+// logNames names the logs in the bundle's logs/ folder: each keeps its
+// folders below the one the logs share (a/server.log, b/server.log), and
+// its rotated pieces their names (server.log.1).
+func logNames(logs []string) []string {
+	names := bundle.InputNames(logs)
+	for i, p := range logs {
+		if names[i] == "" {
+			names[i] = path.Base(filepath.ToSlash(p))
+		}
+	}
+	return names
+}
+
 // finish orders the files and records deterministically: the records by
 // round, then the one-time captures, then the logs, each in the order the
 // captures were made; the files by name.
 func (c *collector) finish() {
 	sort.SliceStable(c.cap.Files, func(i, j int) bool { return c.cap.Files[i].Name < c.cap.Files[j].Name })
 	phase := func(k keyed) string {
-		switch {
-		case strings.HasPrefix(k.key, "round-"):
-			return "0" + path.Dir(k.key)
-		case strings.HasPrefix(k.key, "once/"):
-			return "1"
+		key, node := k.key, ""
+		if rest, ok := strings.CutPrefix(key, "nodes/"); ok {
+			node, key, _ = strings.Cut(rest, "/")
 		}
-		return "2"
+		switch {
+		case strings.HasPrefix(k.key, "cluster/"):
+			return ""
+		case strings.HasPrefix(key, "round-"):
+			return node + "\x000" + path.Dir(key)
+		case strings.HasPrefix(key, "once/"):
+			return node + "\x001"
+		}
+		return node + "\x002"
 	}
 	sort.SliceStable(c.arts, func(i, j int) bool {
 		if pi, pj := phase(c.arts[i]), phase(c.arts[j]); pi != pj {
@@ -809,7 +852,14 @@ func (c *collector) finish() {
 	for _, k := range c.arts {
 		c.cap.Artifacts = append(c.cap.Artifacts, k.a)
 	}
-	sort.SliceStable(c.cap.Rounds, func(i, j int) bool { return c.cap.Rounds[i].Start.Before(c.cap.Rounds[j].Start) })
+	sort.SliceStable(c.cap.Rounds, func(i, j int) bool {
+		if a, b := c.cap.Rounds[i], c.cap.Rounds[j]; !a.Start.Equal(b.Start) {
+			return a.Start.Before(b.Start)
+		}
+		return c.cap.Rounds[i].Dir < c.cap.Rounds[j].Dir
+	})
+	sort.SliceStable(c.cap.Nodes, func(i, j int) bool { return c.cap.Nodes[i].Name < c.cap.Nodes[j].Name })
+	c.cap.Summary = c.summarize()
 }
 
 func (c *collector) host() manifest.Host {

@@ -70,6 +70,10 @@ type Manifest struct {
 	Redaction Redaction `json:"redaction"`
 	SizeCap   *SizeCap  `json:"size_cap,omitempty"`
 	Notes     []string  `json:"notes,omitempty"`
+	// Cluster and Nodes are set by a collect across a cluster: each node's
+	// captures are under its Dir, with a manifest.json of their own.
+	Cluster *Cluster `json:"cluster,omitempty"`
+	Nodes   []Node   `json:"nodes,omitempty"`
 	// Artifacts are written last, one per line (see Encode).
 	Artifacts []Artifact `json:"-"`
 }
@@ -108,6 +112,48 @@ type Target struct {
 	PIDs    []int  `json:"pids,omitempty"`
 	Model   string `json:"model,omitempty"`
 	URL     string `json:"url,omitempty"`
+}
+
+// Cluster says which cluster a collect gathered from, and through what.
+type Cluster struct {
+	// Kind is "kubernetes", "slurm" or "ray"; Tool the program asked
+	// (kubectl, srun, ray).
+	Kind string `json:"kind"`
+	Tool string `json:"tool"`
+	// Kubernetes: the context, namespace and label selector; Slurm: the
+	// job; Ray: the address, when given.
+	Context   string `json:"context,omitempty"`
+	Namespace string `json:"namespace,omitempty"`
+	Selector  string `json:"selector,omitempty"`
+	Job       string `json:"job,omitempty"`
+	Address   string `json:"address,omitempty"`
+}
+
+// Node is one node (a Kubernetes pod, a Slurm node, a Ray node) of a
+// collect across a cluster.
+type Node struct {
+	// Name is the node's name in the bundle, Dir its folder
+	// ("nodes/sglang-0").
+	Name string `json:"name"`
+	Dir  string `json:"dir"`
+	// Host is the machine: the pod's Kubernetes node, the Slurm node, the
+	// Ray node's IP address.
+	Host      string `json:"host,omitempty"`
+	Pod       string `json:"pod,omitempty"`
+	Namespace string `json:"namespace,omitempty"`
+	Container string `json:"container,omitempty"`
+	RayNodeID string `json:"ray_node_id,omitempty"`
+	// State is the node's state as the cluster reports it (Running,
+	// Pending, ALIVE, DEAD); Restarts a pod container's restart count.
+	State    string `json:"state,omitempty"`
+	Restarts int    `json:"restarts,omitempty"`
+	// Status is "collected", "partial" (some captures failed) or "failed"
+	// (nothing could be collected), Error why.
+	Status string `json:"status"`
+	Error  string `json:"error,omitempty"`
+	// ClockOffsetS is the node's clock less the collector's, in seconds,
+	// read from its date at the middle of the command that printed it.
+	ClockOffsetS *float64 `json:"clock_offset_s,omitempty"`
 }
 
 // Round is one round of snapshots (N from 1), or the one-time captures
