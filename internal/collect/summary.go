@@ -136,7 +136,7 @@ func (c *Capture) Lines(max int) []string {
 			out = append(out, l)
 		}
 	case c.Target != nil && len(c.Target.PIDs) > 0:
-		l := fmt.Sprintf("server: %s, %d processes", orDefault(c.Target.Engine, "engine unknown"), len(c.Target.PIDs))
+		l := fmt.Sprintf("server: %s, %d %s", orDefault(c.Target.Engine, "engine unknown"), len(c.Target.PIDs), plural(len(c.Target.PIDs), "process", "processes"))
 		if c.Target.MainPID > 0 {
 			l += fmt.Sprintf(", main pid %d", c.Target.MainPID)
 		}
@@ -148,10 +148,10 @@ func (c *Capture) Lines(max int) []string {
 	s := c.Summary
 	l := fmt.Sprintf("captured %d files", s.Captured)
 	if s.Replaced > 0 {
-		l += fmt.Sprintf("; %d failed first tries were made good by a fallback", s.Replaced)
+		l += fmt.Sprintf("; %d failed first %s made good by a fallback", s.Replaced, plural(s.Replaced, "try was", "tries were"))
 	}
 	if s.Empty > 0 {
-		l += fmt.Sprintf("; %d commands printed nothing to keep", s.Empty)
+		l += fmt.Sprintf("; %d %s printed nothing to keep", s.Empty, plural(s.Empty, "command", "commands"))
 	}
 	out = append(out, l)
 	list := func(head string, n int, items []string) {
@@ -170,4 +170,11 @@ func (c *Capture) Lines(max int) []string {
 	list("failed", s.FailedN, s.Failed)
 	list("skipped", s.SkippedN, s.Skipped)
 	return out
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
