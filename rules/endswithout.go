@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/coroner-dev/coroner/parser/facts"
 )
@@ -95,6 +96,8 @@ func runEndsWithout(p *Pass) {
 				Remedy:     ncclRemedy(CatNCCLP2P),
 			})
 		}
+	case last.capBar != nil:
+		reportCaptureLeft(p, l, last)
 	case last.ncclSetup:
 		p.Report(Finding{
 			Message:    fmt.Sprintf("The log ends in NCCL's communicator set-up (%s): no \"Init COMPLETE\" and no error after it. Set-up takes seconds when it works; a log that stops there is a run hung in distributed init.", end.Src),
@@ -151,6 +154,10 @@ type record struct {
 	ncclSetup bool
 	routes    bool
 	completed string
+	// captureLeft: the custom all-reduce registered its graph buffers while
+	// the capture bar stood below its total (regs, bar).
+	regs   []*facts.LogEvent
+	capBar *facts.ProgressBar
 }
 
 // lastRecord reads the last meaningful lines of a log.
@@ -179,6 +186,10 @@ func lastRecord(l *facts.Log) record {
 		return r
 	}
 	r.line, r.text = lastEv.Src.Line, lastEv.Msg
+	if regs, b := captureLeft(l); b != nil && regs[len(regs)-1] == lastEv {
+		r.regs, r.capBar = regs, b
+		return r
+	}
 	switch lastEv.Type {
 	case facts.EventRoute:
 		r.routes = true
@@ -248,4 +259,121 @@ func multiWhy(idx *Index, l *facts.Log) string {
 		return fmt.Sprintf("%d processes", named)
 	}
 	return ""
+}
+
+// captureLeft finds the custom all-reduce's graph-buffer registrations at
+// the end of a log that come while a capture bar stands below its total,
+// with no capture end between: the capture context was left early.
+func captureLeft(l *facts.Log) ([]*facts.LogEvent, *facts.ProgressBar) {
+	var bar *facts.ProgressBar
+	for _, b := range l.Bars {
+		if barPhase(b) == facts.EventGraphProgress && (bar == nil || b.Src.Line > bar.Src.Line) {
+			bar = b
+		}
+	}
+	if bar == nil || bar.Total <= 0 || bar.N >= bar.Total {
+		return nil, nil
+	}
+	var regs []*facts.LogEvent
+	for _, e := range l.Events {
+		if e.Src.Line <= bar.Src.Line {
+			continue
+		}
+		switch {
+		case e.Type == facts.EventCustomAllReduce && e.Str("what") == "graph-buffers":
+			regs = append(regs, e)
+		case e.Type == facts.EventGraphEnd, e.Type == facts.EventGraphBegin, e.Type == facts.EventGraphProgress:
+			return nil, nil
+		}
+	}
+	if len(regs) == 0 {
+		return nil, nil
+	}
+	return regs, bar
+}
+
+// reportCaptureLeft: SGLang and vLLM wrap CUDA-graph capture in the custom
+// all-reduce's capture context, which on leaving (in a finally, so also
+// when the capture raised) registers the graphs' buffers and exchanges them
+// with every rank of the group (broadcast_object_list). Leaving it before
+// the bar reached its total means the capture raised; the error surfaces
+// only once the exchange completes, and a rank still capturing (waiting in
+// an all-reduce for the ranks that left) never joins it: both sides wait.
+func reportCaptureLeft(p *Pass, l *facts.Log, last record) {
+	idx, b := p.Index, last.capBar
+	regs := last.regs
+	seen := map[int]bool{}
+	top := -1
+	for _, pl := range l.Procs {
+		if tp := pl.Proc.Rank.TP; tp >= 0 {
+			top = max(top, tp)
+		}
+	}
+	for _, e := range regs {
+		if tp := e.Proc.Rank.TP; tp >= 0 {
+			seen[tp] = true
+		}
+	}
+	size := tensorParallel(idx)
+	if size <= top {
+		size = top + 1 // ranks are numbered from 0: the highest seen says there are that many
+	}
+	var missing []string
+	if len(seen) > 0 {
+		for i := 0; i < size; i++ {
+			if !seen[i] {
+				missing = append(missing, fmt.Sprintf("TP%d", i))
+			}
+		}
+	}
+	ev := []Evidence{{Src: b.Src, Text: barText(b)}}
+	for i, e := range regs {
+		if i < 3 {
+			ev = append(ev, Evidence{Src: e.Src, Text: e.Proc.Key() + ": " + e.Msg})
+		}
+	}
+	msg := fmt.Sprintf("The capture bar stands at %d of %d (%s) when %d rank(s) register their graph buffers (%s, %q): the custom all-reduce does that on leaving its capture context, also when the capture raised, so the capture stopped early. The registration exchanges buffers with every rank, and the error is printed only after it.",
+		b.N, b.Total, b.Src, len(regs), regs[0].Src, regs[0].Msg)
+	if len(missing) > 0 {
+		msg += fmt.Sprintf(" %s did not register: the ranks that did wait for %s in that exchange, while %s still capture, waiting for them in an all-reduce.",
+			strings.Join(missing, ", "), pronoun(len(missing)), pronoun(len(missing)))
+	}
+	msg += " The log ends there: a hang in the capture, its error unprinted."
+	p.Report(Finding{
+		Message:    msg,
+		Evidence:   ev,
+		Outcome:    OutcomeHung,
+		Phase:      PhaseCUDAGraphCapture,
+		Confidence: 0.5,
+		Remedy:     "Re-run with --disable-custom-all-reduce (both engines take it): the capture then raises its error instead of hanging. Capture failures are most often memory: lower --cuda-graph-max-bs or --mem-fraction-static (SGLang), or gpu_memory_utilization (vLLM).",
+	})
+	p.Report(Finding{
+		Title:      "the CUDA-graph capture raised on a rank, its error held back",
+		Category:   CatCUDAGraph,
+		Message:    fmt.Sprintf("The capture context was left at batch %d of %d (%s): the capture raised there.", b.N, b.Total, b.Src),
+		Evidence:   ev,
+		Confidence: 0.45,
+		Cause:      true,
+		Why:        "the custom all-reduce registered its graph buffers before the capture finished",
+		Remedy:     "Run once with CUDA graphs off (--disable-cuda-graph / --enforce-eager) or without the custom all-reduce to see the error.",
+	})
+	if len(missing) > 0 {
+		p.Report(Finding{
+			Title:      "the ranks wait for each other in the graph-buffer exchange",
+			Category:   CatCollectiveHang,
+			Message:    fmt.Sprintf("%d rank(s) registered their graph buffers, %s did not: the exchange after it is a collective of the whole group, and it cannot complete.", len(regs), strings.Join(missing, ", ")),
+			Evidence:   ev,
+			Confidence: 0.5,
+			Cause:      true,
+			Why:        "some ranks of the group never joined the graph-buffer exchange",
+			Remedy:     "py-spy dumps of a registered and a missing rank show the two collectives they wait in.",
+		})
+	}
+}
+
+func pronoun(n int) string {
+	if n == 1 {
+		return "it"
+	}
+	return "them"
 }

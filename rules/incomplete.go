@@ -128,8 +128,13 @@ func lastLineIsExit(l *facts.Log) *facts.ProcLog {
 	return nil
 }
 
-// captureBarAtZero returns a capture bar left at 0 of its total.
+// captureBarAtZero returns a capture bar left at 0 of its total, unless
+// the capture context was left after it (then the step did not hang in a
+// build: it raised).
 func captureBarAtZero(l *facts.Log) *facts.ProgressBar {
+	if _, b := captureLeft(l); b != nil {
+		return nil
+	}
 	var out *facts.ProgressBar
 	for _, b := range l.Bars {
 		if barPhase(b) == facts.EventGraphProgress && b.N == 0 && b.Total > 0 {

@@ -79,7 +79,29 @@ func (idx *Index) PlaceFailure(l *facts.Log, e *facts.LogEvent) Placement {
 			}
 		}
 	}
+	if l != nil && (mile.Phase == "" || mile.Phase == PhaseLaunch) {
+		if pl, ok := engineDeadAfter(idx, e); ok {
+			return pl
+		}
+	}
 	return mile
+}
+
+// engineDeadAfter places a failure that vLLM followed by declaring its
+// engine dead. vLLM does that only once the engine runs: EngineCoreProc
+// logs "EngineCore encountered a fatal error" (where construction failing
+// logs "EngineCore failed to start"), the client raises EngineDeadError
+// after the core says so, and its liveness monitor ("Engine core proc ...
+// died unexpectedly") starts after every engine reported ready
+// (vllm/v1/engine/core.py run_engine_core, core_client.py MPClient).
+func engineDeadAfter(idx *Index, e *facts.LogEvent) (Placement, bool) {
+	for _, o := range idx.State.Failures {
+		if o.Type == facts.EventEngineDead && o.Src.File == e.Src.File && o.Src.Line >= e.Src.Line {
+			return Placement{Phase: PhaseServing, By: "message", Src: o.Src,
+				Why: "vLLM declared its engine dead, which it does only after the engine started"}, true
+		}
+	}
+	return Placement{}, false
 }
 
 // restLines is how many unprefixed lines after a record may be the rest of

@@ -148,6 +148,17 @@ func TestParse(t *testing.T) {
 			clock: &facts.Clock{NoZone: true, NoYear: true, Latest: utc("2000-10-03T17:59:20Z")},
 		},
 		{
+			// A syslog paste with the host left out (NVIDIA forum 364958).
+			file: "testdata/syslog-hostless.txt",
+			events: []ev{
+				{line: 1, typ: facts.KernelXid, code: 62, bus: "00000000:01:00.0", at: utc("2000-03-27T17:40:36Z")},
+				{line: 2, typ: facts.KernelNVRM, at: utc("2000-03-27T17:40:36Z")},
+				{line: 3, typ: facts.KernelXid, code: 154, bus: "00000000:01:00.0", at: utc("2000-03-27T17:40:36Z"), text: "GPU Reset Required"},
+				{line: 4, typ: facts.KernelXid, code: 45, bus: "00000000:01:00.0", pid: 12542, comm: "VLLM::Worker", at: utc("2000-03-27T17:40:36Z")},
+			},
+			clock: &facts.Clock{NoZone: true, NoYear: true, Latest: utc("2000-03-27T17:40:36Z")},
+		},
+		{
 			file: "testdata/dmesg-iso-x.txt",
 			events: []ev{
 				{line: 1, typ: facts.KernelNVRM, bus: "00000000:9b:00.0", uuid: "GPU-509665ad-b600-ac93-3616-d754b23d636d", at: utc("2025-02-23T16:24:18.123456Z")},

@@ -94,12 +94,19 @@ func journalRest(st *stamp, rest []byte) []byte {
 	if sp < 0 {
 		return rest
 	}
-	after := rest[sp+1:]
-	colon := bytes.Index(after, []byte(": "))
-	if colon < 0 || bytes.IndexByte(after[:colon], ' ') >= 0 {
-		return rest
+	var msg []byte
+	if sp > 1 && rest[sp-1] == ':' {
+		// "kernel: NVRM: ...": the host was left out (a paste that hid
+		// it); a host name never ends in a colon, the ident does.
+		msg = rest[sp+1:]
+	} else {
+		after := rest[sp+1:]
+		colon := bytes.Index(after, []byte(": "))
+		if colon < 0 || bytes.IndexByte(after[:colon], ' ') >= 0 {
+			return rest
+		}
+		msg = after[colon+2:]
 	}
-	msg := after[colon+2:]
 	if len(msg) > 2 && msg[0] == '[' {
 		if end := bytes.IndexByte(msg, ']'); end > 0 {
 			if up, ok := parseUptime(msg[1:end]); ok {

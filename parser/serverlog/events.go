@@ -601,6 +601,15 @@ func (p *parser) table(l *line, ps *procState, lvl facts.Level, b []byte, bare b
 			return p.emit(ps, facts.EventChildFailed, facts.LevelError, b, f), false
 		case has(b, "Rank ") && contains(b, "scheduler died during initialization"):
 			return p.schedulerDied(ps, b), false
+		case has(b, "Registering ") && contains(b, "cuda graph addresses"):
+			// The custom all-reduce's capture context, on leaving (also on
+			// an exception: it runs in a finally), registers the buffers its
+			// graphs use and exchanges them with every rank of the group.
+			f := map[string]any{"enabled": true, "what": "graph-buffers"}
+			if v, ok := numAfter(b, "Registering"); ok {
+				f["addresses"] = v
+			}
+			return p.emit(ps, facts.EventCustomAllReduce, lvl, b, f), false
 		case has(b, "Route: "):
 			rest := b[len("Route: "):]
 			f := map[string]any{}

@@ -38,6 +38,7 @@ var sglangLines = []lineCase{
 	// §1.1/§1.2 prefixes of every era
 	{name: "sg/untagged-2026", line: "[2026-05-24 00:52:50] Init torch distributed begin.", typ: facts.EventDistInitBegin, proc: "", level: facts.LevelInfo, at: "2026-05-24 00:52:50"},
 	{name: "sg/tp0-2025", line: "[2025-09-11 10:24:23 TP0] Init torch distributed ends. mem usage=1.25 GB", typ: facts.EventDistInitEnd, proc: "TP0", fields: map[string]any{"mem_usage_gb": 1.25}, at: "2025-09-11 10:24:23"},
+	{name: "sg/graph-buffers-registered", line: "[2025-10-06 20:05:27 DP6 TP6] Registering 0 cuda graph addresses", typ: facts.EventCustomAllReduce, proc: "DP6 TP6", level: facts.LevelInfo, fields: map[string]any{"enabled": true, "what": "graph-buffers", "addresses": 0.0}},
 	{name: "sg/dp1-tp0-watchdog", line: "[2025-04-03 20:06:34 DP1 TP0] Watchdog timeout (self.watchdog_timeout=300)", typ: facts.EventWatchdogTimeout, proc: "DP1 TP0", level: facts.LevelError, fields: map[string]any{"timeout_s": 300.0}},
 	{name: "sg/ms-variant", line: "[2025-12-05 10:00:00.123 TP3] Memory pool end. avail mem=11.22 GB", typ: facts.EventMemPoolEnd, proc: "TP3", fields: map[string]any{"avail_mem_gb": 11.22}, at: "2025-12-05 10:00:00"},
 	{name: "sg/legacy-hhmmss (format of Aug-Oct 2024)", line: "[10:24:20 TP0] Init torch distributed begin.", typ: facts.EventDistInitBegin, proc: "TP0", at: "2000-01-01 10:24:20"},
@@ -98,7 +99,7 @@ var sglangLines = []lineCase{
 	{name: "sg/attn-not-specified", line: "[2026-05-24 00:52:39] Attention backend not specified. Use trtllm_mha backend by default.", typ: facts.EventAttentionBackend, fields: map[string]any{"backend": "trtllm_mha"}},
 	{name: "sg/attn-model-specific (format)", line: "[2026-05-24 00:52:39] Use trtllm_mla as attention backend on sm100 for DeepseekV3ForCausalLM", typ: facts.EventAttentionBackend, fields: map[string]any{"backend": "trtllm_mla"}},
 	{name: "sg/fired-up", line: "[2024-10-31 22:40:54] The server is fired up and ready to roll!", typ: facts.EventReady, level: facts.LevelInfo, fields: map[string]any{"server": "sglang"}},
-	{name: "sg/registering", line: "[2025-09-11 10:26:00 TP0] Registering 2967 cuda graph addresses", noEvent: true},
+	{name: "sg/registering", line: "[2025-09-11 10:26:00 TP0] Registering 2967 cuda graph addresses", typ: facts.EventCustomAllReduce, proc: "TP0", level: facts.LevelInfo, fields: map[string]any{"enabled": true, "what": "graph-buffers", "addresses": 2967.0}},
 	{name: "sg/tree-cache", line: "[2026-05-24 00:53:20] Tree cache initialized: source=default impl=RadixCache hybrid_swa=False hybrid_ssm=False hierarchical=False streaming_wrapped=False", noEvent: true},
 	{name: "sg/pd-warmup (format)", line: "[2026-05-24 00:53:21] Start of pd disaggregation warmup ...", typ: facts.EventWarmup, fields: map[string]any{"what": "disaggregation"}},
 	// §3 stat lines of every punctuation era
