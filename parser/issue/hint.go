@@ -14,8 +14,9 @@ import (
 // own words: "the command I ran:", "full log:", "nvidia-smi output".
 //
 // The nearest words decide: the sentence just before the block, then the
-// <summary> of the <details> it is in, then the heading it is under, then
-// the fence's info string. Nothing said: server.log, since what people
+// <summary> of the <details> it is in, then a fence's info string when it
+// names a language (python, bash, yaml), then the heading it is under,
+// then an info string that only says text or log. Nothing said: server.log, since what people
 // paste into a bug report without a word is mostly what the program
 // printed.
 
@@ -49,16 +50,27 @@ var infoHints = map[string]string{
 // hint names a block that opens on line at (0-based) from its context:
 // the info string of its fence and the summary of its <details>, if any.
 func (s *splitter) hint(at int, info, summary string) string {
-	for _, c := range []string{s.ctx.near(at), summary, s.ctx.heading} {
+	info = strings.ToLower(info)
+	for _, c := range []string{s.ctx.near(at), summary} {
 		if h := hintFor(c); h != "" {
 			return h
 		}
 	}
-	if h, ok := infoHints[strings.ToLower(info)]; ok {
+	if h, ok := infoHints[info]; ok && !genericInfo[info] {
+		return h // a fence that says what it holds: python, bash, yaml ...
+	}
+	if h := hintFor(s.ctx.heading); h != "" {
+		return h
+	}
+	if h, ok := infoHints[info]; ok {
 		return h
 	}
 	return "server.log"
 }
+
+// genericInfo are info strings that say only "text": the section a fence
+// is in says more.
+var genericInfo = map[string]bool{"text": true, "txt": true, "plaintext": true, "log": true}
 
 // contextSays reports whether the words around a block name it.
 func contextSays(ctx context, at int, summary string) bool {

@@ -36,8 +36,6 @@ func (c lineClass) strong() bool { return c == lineLog || c == lineCmd || c == l
 var (
 	logStartRe = regexp.MustCompile(`^(` +
 		`\[?\d{4}[-/]\d\d[-/]\d\d[ T]\d\d:\d\d` + // ISO and SGLang stamps, docker/kubectl prefixes
-		`|\S{0,40}\d\d:\d\d:\d\d\b` + // a time of day in the line's first word or bracket: most loggers' stamps
-		`|.{0,40}\[[^\]]{0,40}\d\d:\d\d:\d\d[^\]]{0,20}\]` +
 		`|(INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|FATAL|TRACE)(\s+\d\d-\d\d \d\d:\d\d|:|\s+\[|\s+\d{4}-)` + // vLLM, uvicorn, logging
 		`|\((\w[\w.-]*)?( \w+=[\w.-]+)* ?pid=\d+\)` + // vLLM and Ray process tags
 		`|\[(rank|trainer)[^\]]{0,20}\]:` + // torch rank prefixes
@@ -46,7 +44,8 @@ var (
 		`|\s*File "[^"]+", line \d+` +
 		`|([A-Za-z_][\w]*\.)*[A-Z]\w*(Error|Exception|Warning|Interrupt|Exit|Fault)\b(\[\w+\])?:?` + // an exception
 		`|(CUDA|NCCL|HIP|cuda|nccl) (error|Error|failure)` +
-		`|Segmentation fault|Fatal Python error|terminate called|Aborted \(core dumped\)|\*\*\* SIG|Killed\s*$` +
+		`|Segmentation fault|Fatal Python error|terminate called|Aborted \(core dumped\)|\*\*\* \S|Killed\s*$` + // *** glibc, MPI
+		`|#033\[|\x1b\[|\^\[\[` + // colour codes, raw or as journald and docker print them
 		`|\S+\.py:\d+: ` + // Python warnings
 		`|\S+:\d+:(\d+:)? (error|warning|fatal error|note):` + // compilers
 		`|ninja: |FAILED: |\[\d+/\d+\] ` + // ninja
@@ -55,7 +54,7 @@ var (
 		`|\+-{3,}[-+=]*\+?\s*$|\|\s+NVIDIA-SMI ` + // nvidia-smi's table
 		`|USER\s+PID\s+%CPU|\s*PID\s+PPID\s` + // ps headers
 		`)`)
-	ncclRe   = regexp.MustCompile(`^\S+ NCCL (INFO|WARN|ERROR|TRACE) |^\S+:\d+:\d+ \[\d+\] NCCL `)
+	ncclRe   = regexp.MustCompile(`^(\S+ )?NCCL (INFO|WARN|ERROR|TRACE) |^\S+:\d+:\d+ \[\d+\] NCCL `)
 	tqdmRe   = regexp.MustCompile(`^\S.*\d+%\s*(Completed )?\|`)
 	promptRe = regexp.MustCompile(`^(\$|>>>|\(\S+\)\s*\S*\$)\s+\S`)
 	launchRe = regexp.MustCompile(`^(sudo\s+)?([A-Z_][A-Z0-9_]*=\S*\s+)*(` +
@@ -86,11 +85,13 @@ func classify(l string) lineClass {
 		return lineBlank
 	case strings.HasPrefix(l, "- ") || strings.HasPrefix(l, "* ") || strings.HasPrefix(l, "+ "):
 		return lineProse // a list item
+	case l[0] != ' ' && l[0] != '\t' && plainWords(t):
+		return lineProse // no regexp needed for a sentence of plain words
 	case envKeyRe.MatchString(t), pipRe.MatchString(t), pyVer.MatchString(t):
 		return lineEnv
 	case promptRe.MatchString(t), launchRe.MatchString(t), flagRe.MatchString(t), exportRe.MatchString(t):
 		return lineCmd
-	case logStartRe.MatchString(l), ncclRe.MatchString(t), tqdmRe.MatchString(t):
+	case clockNearStart(t), logStartRe.MatchString(l), ncclRe.MatchString(t), tqdmRe.MatchString(t):
 		return lineLog
 	case strings.HasSuffix(t, ` \`) && (strings.Contains(t, " --") || strings.Contains(t, " -m ")):
 		return lineCmd // a command continued on the next line
@@ -106,10 +107,44 @@ func classify(l string) lineClass {
 	return lineProse
 }
 
+// plainWords reports a line of letters, spaces and sentence punctuation
+// only, whose first word launches nothing: prose, whatever else it is.
+func plainWords(t string) bool {
+	for i := 0; i < len(t); i++ {
+		c := t[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == ' ' || c == ',' || c == '.' && i == len(t)-1 || c == '\'' || c == '!' || c == '?') {
+			return false
+		}
+	}
+	w, _, _ := strings.Cut(t, " ")
+	switch w {
+	case "python", "python3", "vllm", "sglang", "torchrun", "accelerate", "deepspeed", "docker", "pip", "pip3", "uv", "conda", "srun", "mpirun", "sudo", "export":
+		return false
+	}
+	return true
+}
+
+// clockNearStart reports a time of day (12:34:56) in the first 48 bytes of
+// a line: where nearly every logger puts its stamp, whatever its format
+// ([07/08/2025-19:47:15], W0812 14:38:42.916, Jan  1 10:00:00), and where
+// prose has none.
+func clockNearStart(t string) bool {
+	end := min(len(t), 48)
+	for i := 0; i+8 <= end+3 && i+8 <= len(t); i++ {
+		if t[i+2] == ':' && t[i+5] == ':' && digit(t[i]) && digit(t[i+1]) && digit(t[i+3]) && digit(t[i+4]) && digit(t[i+6]) && digit(t[i+7]) {
+			return true
+		}
+	}
+	return false
+}
+
+func digit(c byte) bool { return '0' <= c && c <= '9' }
+
 // looksMarkdown decides, from the head, whether a file with a fence or a
 // <details> in it is a markdown document rather than a log that happens to
-// hold one: its lines outside fences are mostly not log lines. A name
-// ending in .md settles it.
+// hold a fence: its lines outside fences are mostly not log lines. A line
+// that starts with a <details> or <summary> tag, or a name ending in .md,
+// settles it.
 func looksMarkdown(head []byte, isMD bool) bool {
 	if isMD {
 		return true
@@ -140,12 +175,14 @@ func looksMarkdown(head []byte, isMD bool) bool {
 		}
 		low := strings.ToLower(t)
 		if strings.HasPrefix(low, "<details") || strings.HasPrefix(low, "</details") || strings.HasPrefix(low, "<summary") {
-			markup++
-			continue
+			return true // no log starts a line with these tags
 		}
 		outside++
 		if classify(body).strong() {
 			logs++
+		}
+		if outside == 64 {
+			break // enough to tell
 		}
 	}
 	return markup > 0 && logs*2 < outside+1
@@ -156,16 +193,18 @@ var (
 	listRe      = regexp.MustCompile(`^\s*([-*+]|\d{1,3}[.)])\s`)
 	pathRe      = regexp.MustCompile(`\w/[\w.-]+/|\w\.(py|pyx|cc|cpp|cu|cuh|c|h|hpp|so|rs|go|json|log|txt|sh|yaml|yml)\b`)
 	assignRe    = regexp.MustCompile(`\w=\S`)
-	numberRe    = regexp.MustCompile(`\d:\d|0x[0-9a-fA-F]{2,}|\d+\.\d+\.\d+|\d+(\.\d+)?\s?(GiB|GB|MiB|MB|KiB|ms|s/it|it/s|%)`)
-	identRe     = regexp.MustCompile(`[a-z0-9]_[a-z0-9]|[a-z][A-Z][a-z]|\w\.\w+\(|\(\)|::`)
+	numberRe    = regexp.MustCompile(`\d:\d|0x[0-9a-fA-F]{2,}|[0-9a-f]{16}|\d+\.\d+\.\d+|\d+(\.\d+)?\s?(GiB|GB|MiB|MB|KiB|ms|s/it|it/s|%)`)
+	identRe     = regexp.MustCompile(`[A-Za-z0-9]_[A-Za-z0-9]|[a-z][A-Z][a-z]|\w\.\w+\(|\(\)|::`)
 	bracketRe   = regexp.MustCompile(`[\[\]{}]`)
+	metricRe    = regexp.MustCompile(`^[A-Za-z][\w ()/.%-]{1,60}: -?\d[\d.,]*( ?[A-Za-z%/]{1,6})?( / -?\d[\d.,]*( ?[A-Za-z%/]{1,6})?)?$`)
 	wordRe      = regexp.MustCompile(`\b[A-Za-z][a-z']+\b`)
 )
 
 // technical reports a line that is not a known kind of evidence line but
 // reads like output rather than prose: at least two of a symbol or digit
 // at its start, a path or source file, an assignment, a number with a
-// colon, a version, a unit or hex, a code identifier, brackets. A line that
+// colon, a version, a unit or hex, a code identifier, brackets; or a
+// "name: number" line. A line that
 // reads as a sentence (eight words or more, ending with ".", "!" or "?", or
 // holding inline code) is prose unless it has three of them.
 func technical(l string) bool {
@@ -178,6 +217,9 @@ func technical(l string) bool {
 		if re.MatchString(t) {
 			score++
 		}
+	}
+	if metricRe.MatchString(t) {
+		score += 2 // "Total GPU memory (GiB): 140.06": a value printed, not said
 	}
 	if score < 2 {
 		return false

@@ -28,6 +28,7 @@ type splitter struct {
 	ctx   context
 	run   run
 	para  []int // the lines of the paragraph being read
+	cand  run   // a lone technical line that may start a run
 	dets  []*details
 }
 
@@ -63,6 +64,7 @@ func (s *splitter) document(d document) {
 	s.doc = d.name
 	s.ctx = context{}
 	s.run = run{}
+	s.cand = run{}
 	s.para = nil
 	s.dets = nil
 	s.lines = splitLines(d.text)
@@ -308,16 +310,14 @@ func (s *splitter) fence(i, depth int, ch byte, n, indent int, info string) int 
 func (s *splitter) pre(i int) int {
 	open := i
 	first := s.lines[i]
-	low := strings.ToLower(first)
-	start := strings.Index(low, ">")
+	start := strings.Index(first, ">")
 	var rest string
 	if start >= 0 {
 		rest = first[start+1:]
 	}
 	var body []string
 	from := i + 1
-	if strings.Contains(strings.ToLower(rest), "</pre>") {
-		k := strings.Index(strings.ToLower(rest), "</pre>")
+	if k := strings.Index(asciiLower(rest), "</pre>"); k >= 0 {
 		if t := cleanPre(rest[:k]); strings.TrimSpace(t) != "" {
 			s.emit("pre", "", open, []string{t}, s.hint(open, "", s.summaryNow()))
 		}
@@ -330,7 +330,7 @@ func (s *splitter) pre(i int) int {
 	j := i + 1
 	for ; j < len(s.lines); j++ {
 		l := s.lines[j]
-		if k := strings.Index(strings.ToLower(l), "</pre>"); k >= 0 {
+		if k := strings.Index(asciiLower(l), "</pre>"); k >= 0 {
 			if t := l[:k]; strings.TrimSpace(t) != "" {
 				body = append(body, cleanPre(t))
 			}
@@ -376,6 +376,12 @@ func (s *splitter) free(i int) {
 			s.endRun()
 		}
 	}
+	if s.cand.n > 0 {
+		s.cand.blanks++
+		if s.cand.blanks > 2 {
+			s.cand = run{}
+		}
+	}
 }
 
 // flush ends the paragraph and the run: a structure or a heading follows.
@@ -389,8 +395,9 @@ func (s *splitter) flush() {
 // technical, see classify and technical); the prose before and after the
 // span is what the issue says about it. The span is evidence when it has a
 // strong line and at least 60% of its lines look like evidence, or at
-// least two technical lines and 80%. Evidence extends the open run (at
-// most two blank lines away) or starts one.
+// least two technical lines and 80%, or, right after a run, a technical
+// line and 60%. Evidence extends the open run (at most two blank lines
+// away) or starts one.
 func (s *splitter) endPara() {
 	para := s.para
 	s.para = s.para[:0]
@@ -409,6 +416,8 @@ func (s *splitter) endPara() {
 				f = k
 			}
 			l = k
+		} else if f >= 0 && l == k-1 && cls[k] == lineWeak {
+			l = k // a record's continuation: a traceback's source line
 		}
 	}
 	prose := func(k int) {
@@ -419,6 +428,20 @@ func (s *splitter) endPara() {
 		s.endRun()
 		prose(len(para) - 1)
 		return
+	}
+	if f > 0 && s.run.n > 0 {
+		// Prose that opens a paragraph right after a run may be the log's
+		// own message ("The following component could not be created:"):
+		// it stays in the run if the paragraph still looks like evidence.
+		good := 0
+		for k := 0; k <= l; k++ {
+			if cls[k].strong() || tech[k] || cls[k] == lineWeak {
+				good++
+			}
+		}
+		if good*10 >= (l+1)*6 {
+			f = 0
+		}
 	}
 	strong, techs, good := 0, 0, 0
 	var kinds [4]int
@@ -436,7 +459,13 @@ func (s *splitter) endPara() {
 		}
 	}
 	n := l - f + 1
-	if !(strong >= 1 && good*10 >= n*6 || strong+techs >= 2 && good*10 >= n*8) {
+	qualified := strong >= 1 && good*10 >= n*6 || strong+techs >= 2 && good*10 >= n*8 ||
+		s.run.n > 0 && techs >= 1 && good*10 >= n*6 // more of the run just above
+	// A paragraph of one technical line and nothing else is evidence only
+	// next to other evidence: a log pasted with blank lines between its
+	// lines (each a paragraph of its own).
+	lone := !qualified && strong == 0 && techs == 1 && good == n && f == 0 && l == len(para)-1
+	if !qualified && !lone {
 		s.endRun()
 		prose(len(para) - 1)
 		return
@@ -446,8 +475,17 @@ func (s *splitter) endPara() {
 		prose(f - 1)
 	}
 	r := &s.run
+	c := s.cand
+	s.cand = run{}
 	if r.n == 0 {
+		if lone && c.n == 0 {
+			s.cand = run{first: para[f], last: para[l], n: 1}
+			return
+		}
 		r.first = para[f]
+		if c.n > 0 && f == 0 {
+			*r = c // the lone line before starts the run
+		}
 	}
 	r.n += strong + techs
 	for c, v := range kinds {
@@ -473,6 +511,7 @@ type run struct {
 func (s *splitter) endRun() {
 	r := s.run
 	s.run = run{}
+	s.cand = run{}
 	if r.n == 0 {
 		return
 	}
@@ -482,14 +521,19 @@ func (s *splitter) endRun() {
 		body = append(body, b)
 	}
 	body = dedent(body)
-	hint := s.hint(r.first, "", s.summaryNow())
-	if !contextSays(s.ctx, r.first, s.summaryNow()) {
-		// Nothing around it names it: say what its lines are.
+	// An unfenced run was found by what its lines are: that names it,
+	// unless the sentence just before it says otherwise.
+	hint := hintFor(s.ctx.near(r.first))
+	if hint == "" {
 		switch {
 		case r.kinds[lineEnv] > r.kinds[lineLog] && r.kinds[lineEnv] >= r.kinds[lineCmd]:
 			hint = "env.txt"
 		case r.kinds[lineCmd] > r.kinds[lineLog]:
 			hint = "launch.sh"
+		case r.kinds[lineLog] > 0:
+			hint = "server.log"
+		default:
+			hint = s.hint(r.first, "", s.summaryNow())
 		}
 	}
 	s.emit("unfenced", "", r.first, body, hint)
@@ -611,4 +655,16 @@ func dedent(body []string) []string {
 func cleanText(s string) string {
 	s = html.UnescapeString(tagRe.ReplaceAllString(s, " "))
 	return strings.Join(strings.Fields(s), " ")
+}
+
+// asciiLower lowers ASCII letters only, so that indexes into the result
+// are indexes into s (strings.ToLower changes the length of invalid UTF-8).
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
 }
