@@ -390,7 +390,7 @@ func briefEvidenceBlock(f Finding, ex Excerpts, quoted map[string]bool, place pl
 		fmt.Fprintf(&b, "%stext\n%s%s\n\n", fc, body.String(), fc)
 	}
 	if len(again) > 0 {
-		fmt.Fprintf(&b, "Also cites %s (quoted above).\n\n", escape.Markdown(strings.Join(again, ", ")))
+		fmt.Fprintf(&b, "Also cites %s (quoted above).\n\n", escape.Markdown(strings.Join(place.also(again), ", ")))
 	}
 	return b.String()
 }
@@ -409,11 +409,13 @@ func quoteLine(s string) string {
 }
 
 // place says where a cited line is: the header above a file's quoted
-// lines, the number a quoted line shows, and a citation in words.
+// lines, the number a quoted line shows, a citation in words, and the
+// citations of lines quoted before.
 type place interface {
 	header(file string) string
 	line(file string, n int) int
 	cite(file string, n int) string
+	also(cites []string) []string
 }
 
 // filePlace cites the bundle's files as they are.
@@ -422,3 +424,4 @@ type filePlace struct{}
 func (filePlace) header(file string) string      { return file }
 func (filePlace) line(_ string, n int) int       { return n }
 func (filePlace) cite(file string, n int) string { return loc(file, n) }
+func (filePlace) also(cites []string) []string   { return cites }

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/coroner-dev/coroner/internal/escape"
+	"github.com/coroner-dev/coroner/internal/labels"
 )
 
 // The answer to an issue. When the report's sources are blocks of an
@@ -36,8 +37,19 @@ func (r *Report) fromIssue() bool {
 }
 
 // diagnosable: the report says something about the run.
-func (r *Report) diagnosable() bool {
-	return r.Verdict.Outcome != "" && r.Verdict.Outcome != "unknown" || len(r.Verdict.Causes) > 0
+func (r *Report) diagnosable() bool { return labels.Diagnosable(r.LabelInput()) }
+
+// LabelInput is what a label table maps of the report: the verdict and
+// the GPUs.
+func (r *Report) LabelInput() labels.Input {
+	in := labels.Input{Outcome: r.Verdict.Outcome, Phase: r.Verdict.Phase}
+	for _, c := range r.Verdict.Causes {
+		in.Causes = append(in.Causes, labels.Cause{Category: c.Category, Confidence: c.Confidence})
+	}
+	for _, g := range r.Environment.GPUs {
+		in.GPUs = append(in.GPUs, labels.GPU{Model: g.Model, Arch: g.Arch})
+	}
+	return in
 }
 
 func gitHubIssue(w io.Writer, r *Report, ex Excerpts) error {
@@ -105,12 +117,16 @@ func issueFooter(r *Report) string {
 			parts = append(parts, plural(n, h.one, h.many))
 		}
 	}
-	read := "nothing it could read as evidence"
-	if blocks > 0 {
-		read = plural(blocks, "block", "blocks") + " (" + strings.Join(parts, ", ") + ")"
+	tool := escape.Markdown(r.Tool.Name) + " " + escape.Markdown(r.Tool.Version)
+	if blocks == 0 {
+		return fmt.Sprintf("*%s found no block of evidence in this issue; nothing in it was run.*\n", tool)
 	}
-	return fmt.Sprintf("*%s %s read %s of this issue; nothing in it was run. The full postmortem: `coroner analyze ISSUE --format md`.*\n",
-		escape.Markdown(r.Tool.Name), escape.Markdown(r.Tool.Version), read)
+	read := plural(blocks, "block", "blocks") + " (" + strings.Join(parts, ", ") + ")"
+	if !r.diagnosable() {
+		return fmt.Sprintf("*%s read %s of this issue and found nothing it could diagnose; nothing in it was run.*\n", tool, read)
+	}
+	return fmt.Sprintf("*%s read %s of this issue; nothing in it was run. The full postmortem: `coroner analyze ISSUE --format md`.*\n",
+		tool, read)
 }
 
 // engineOf is the engine the issue is about, "" when unknown.
@@ -234,6 +250,20 @@ func (p issuePlace) line(file string, n int) int {
 		return sp.FirstLine + n - 1
 	}
 	return n
+}
+
+// also lists each line once: a finding often cites one line for several
+// reasons.
+func (issuePlace) also(cites []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, c := range cites {
+		if !seen[c] {
+			seen[c] = true
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 func (p issuePlace) cite(file string, n int) string {

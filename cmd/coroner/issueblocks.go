@@ -50,6 +50,6 @@ func suggestLabels(rep *reports.Report, table string) error {
 	if err != nil {
 		return fail(exitUsage, "--labels %s", escape.Line(err.Error()))
 	}
-	rep.Labels = t.For(rep)
+	rep.Labels = t.For(rep.LabelInput())
 	return nil
 }

@@ -21,7 +21,6 @@ import (
 
 	"github.com/goccy/go-yaml"
 
-	"github.com/coroner-dev/coroner/reports"
 	"github.com/coroner-dev/coroner/rules"
 )
 
@@ -95,7 +94,7 @@ func Parse(file string, data []byte) (*Table, error) {
 		return nil, fmt.Errorf("%s: %s", file, yaml.FormatError(err, false, false))
 	}
 	var errs []string
-	check := func(section string, m map[string][]string, valid func(string) bool) {
+	check := func(section, noun string, m map[string][]string, valid func(string) bool) {
 		keys := make([]string, 0, len(m))
 		for k := range m {
 			keys = append(keys, k)
@@ -103,7 +102,7 @@ func Parse(file string, data []byte) (*Table, error) {
 		sort.Strings(keys)
 		for _, k := range keys {
 			if !valid(k) {
-				errs = append(errs, fmt.Sprintf("%s: %q is not a %s of the taxonomy", section, k, strings.TrimSuffix(section, "s")))
+				errs = append(errs, fmt.Sprintf("%s: %q is not %s", section, k, noun))
 			}
 			for _, l := range m[k] {
 				if !labelRe.MatchString(l) || strings.TrimSpace(l) != l {
@@ -112,10 +111,10 @@ func Parse(file string, data []byte) (*Table, error) {
 			}
 		}
 	}
-	check("outcome", t.Outcome, func(k string) bool { return slices.Contains(outcomes, rules.Outcome(k)) })
-	check("cause", t.Cause, func(k string) bool { return rules.Category(k).Valid() })
-	check("phase", t.Phase, func(k string) bool { return rules.Phase(k).Order() >= 0 })
-	check("gpu", t.GPU, func(k string) bool { return regexp.MustCompile(`^[a-z0-9-]+$`).MatchString(k) })
+	check("outcome", "an outcome of the taxonomy (DESIGN §5)", t.Outcome, func(k string) bool { return slices.Contains(outcomes, rules.Outcome(k)) })
+	check("cause", "a cause category of the taxonomy (DESIGN §5)", t.Cause, func(k string) bool { return rules.Category(k).Valid() })
+	check("phase", "a phase of the taxonomy (DESIGN §5)", t.Phase, func(k string) bool { return rules.Phase(k).Order() >= 0 })
+	check("gpu", "a GPU vendor or architecture in lower case (nvidia, amd, hopper, blackwell)", t.GPU, gpuKeyRe.MatchString)
 	for _, l := range t.Undiagnosed {
 		if !labelRe.MatchString(l) {
 			errs = append(errs, fmt.Sprintf("undiagnosed: %q is not a label GitHub accepts", l))
@@ -133,31 +132,49 @@ func Parse(file string, data []byte) (*Table, error) {
 var outcomes = []rules.Outcome{rules.OutcomeReady, rules.OutcomeInProgress, rules.OutcomeHung, rules.OutcomeCrashed,
 	rules.OutcomeSlow, rules.OutcomeUnknown}
 
-// Diagnosable reports whether a report says anything about the run: an
-// outcome other than unknown, or a cause. An issue without either gets no
-// verdict labels, only the table's undiagnosed ones.
-func Diagnosable(r *reports.Report) bool {
-	return r.Verdict.Outcome != "" && r.Verdict.Outcome != string(rules.OutcomeUnknown) || len(r.Verdict.Causes) > 0
+// Input is what a table maps: the verdict (causes ranked, most likely
+// first) and the GPUs of the run.
+type Input struct {
+	Outcome, Phase string
+	Causes         []Cause
+	GPUs           []GPU
 }
 
-// For returns the labels the table gives a report, sorted, each once.
-func (t *Table) For(r *reports.Report) []string {
+// Cause is one ranked cause of the verdict.
+type Cause struct {
+	Category   string
+	Confidence float64
+}
+
+// GPU is one kind of GPU the run had: its model name and architecture.
+type GPU struct {
+	Model, Arch string
+}
+
+// Diagnosable reports whether a verdict says anything about the run: an
+// outcome other than unknown, or a cause. An issue without either gets no
+// verdict labels, only the table's undiagnosed ones.
+func Diagnosable(in Input) bool {
+	return in.Outcome != "" && in.Outcome != string(rules.OutcomeUnknown) || len(in.Causes) > 0
+}
+
+// For returns the labels the table gives a verdict, sorted, each once.
+func (t *Table) For(in Input) []string {
 	var out []string
-	if !Diagnosable(r) {
+	if !Diagnosable(in) {
 		out = append(out, t.Undiagnosed...)
 		return tidy(out)
 	}
-	v := r.Verdict
-	out = append(out, t.Outcome[v.Outcome]...)
-	out = append(out, t.Phase[v.Phase]...)
+	out = append(out, t.Outcome[in.Outcome]...)
+	out = append(out, t.Phase[in.Phase]...)
 	min := 0.5
 	if t.MinConfidence != nil {
 		min = *t.MinConfidence
 	}
-	if len(v.Causes) > 0 && v.Causes[0].Confidence >= min {
-		out = append(out, t.Cause[v.Causes[0].Category]...)
+	if len(in.Causes) > 0 && in.Causes[0].Confidence >= min {
+		out = append(out, t.Cause[in.Causes[0].Category]...)
 	}
-	for _, k := range gpuKeys(r) {
+	for _, k := range gpuKeys(in.GPUs) {
 		out = append(out, t.GPU[k]...)
 	}
 	return tidy(out)
@@ -168,13 +185,13 @@ func tidy(v []string) []string {
 	return slices.Compact(v)
 }
 
-// gpuKeys are the vendors and architectures of the report's GPUs.
-func gpuKeys(r *reports.Report) []string {
+// gpuKeys are the vendors and architectures of the GPUs.
+func gpuKeys(gpus []GPU) []string {
 	var keys []string
-	for _, g := range r.Environment.GPUs {
+	for _, g := range gpus {
 		m := strings.ToLower(g.Model)
 		switch {
-		case strings.Contains(m, "amd") || strings.Contains(m, "instinct") || strings.Contains(m, "radeon") || regexp.MustCompile(`\bmi\d{3}`).MatchString(m):
+		case strings.Contains(m, "amd") || strings.Contains(m, "instinct") || strings.Contains(m, "radeon") || amdRe.MatchString(m):
 			keys = append(keys, "amd")
 		case m != "":
 			keys = append(keys, "nvidia")
@@ -185,3 +202,8 @@ func gpuKeys(r *reports.Report) []string {
 	}
 	return tidy(keys)
 }
+
+var (
+	amdRe    = regexp.MustCompile(`\bmi\d{3}`)
+	gpuKeyRe = regexp.MustCompile(`^[a-z0-9-]+$`)
+)
