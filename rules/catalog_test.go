@@ -42,6 +42,7 @@ func TestCatalogSignaturesMatchRealLines(t *testing.T) {
 		{"ray-insufficient-gpus", "ValueError: The number of required GPUs exceeds the total number of available GPUs in the placement group."},
 		{"vllm-no-valid-attention-backend", "ValueError: No valid attention backend found for cuda with AttentionSelectorConfig(head_size=256)"},
 		{"kv-cache-too-small", "ValueError: The model's max seq len (32768) is larger than the maximum number of tokens that can be stored in KV cache (1984). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine."},
+		{"custom-allreduce-peer-access", "Failed: Cuda error /home/runner/work/vllm/vllm/csrc/custom_all_reduce.cuh:307 'peer access is not supported between these two devices'"},
 		{"own-request-through-proxy", `[2025-08-13 11:01:03] http://172.16.37.200:3138 "GET http://0.0.0.0:25600/get_model_info HTTP/1.1" 403 3582`},
 	}
 	sigs := BuiltinCatalog()

@@ -81,6 +81,28 @@ func runFailingLibrary(p *Pass) {
 	if tb == nil {
 		return
 	}
+	// The step it failed in: some steps exist to find out one thing (a
+	// warm-up that runs the largest batch to see whether memory suffices).
+	if step, f := idx.Frames.TracebackStep(tb); step != nil {
+		for _, sg := range step.Suggests {
+			if reported[sg.Category] {
+				continue
+			}
+			reported[sg.Category] = true
+			p.Report(Finding{
+				Title:      fmt.Sprintf("a failure in the engine's %s step (%s in %s)", step.Phase, f.Func, path.Base(f.File)),
+				Category:   sg.Category,
+				Message:    fmt.Sprintf("The first failure (%s) was raised in %s (%s:%d), the engine's %s step, and nothing in the bundle says more about it: failures there are most often %s.", root.Src, f.Func, path.Base(f.File), f.Line, step.Phase, sg.Category),
+				Remedy:     "Find the exception line of this traceback (the full log, not the excerpt): it decides the cause.",
+				Evidence:   []Evidence{{Src: root.Src, Text: fmt.Sprintf("raised in %s (%s:%d)", f.Func, path.Base(f.File), f.Line)}},
+				Confidence: sg.Confidence,
+				Cause:      true,
+				Layer:      "step",
+				Signature:  f.Func,
+				Why:        fmt.Sprintf("the failure was raised in the %s step, and no message explains it", f.Func),
+			})
+		}
+	}
 	for i := len(tb.Frames) - 1; i >= 0; i-- {
 		lib := idx.Frames.libraryOf(tb.Frames[i])
 		if lib == nil || len(lib.Suggests) == 0 {

@@ -28,10 +28,13 @@ type FrameMap struct {
 // FramePhase places a frame in a phase: its function is one of Funcs ("*"
 // for any) and its file contains one of Files (any file when empty).
 type FramePhase struct {
-	Phase      Phase    `yaml:"phase"`
-	Funcs      []string `yaml:"funcs"`
-	Files      []string `yaml:"files"`
-	References []string `yaml:"references"`
+	Phase Phase    `yaml:"phase"`
+	Funcs []string `yaml:"funcs"`
+	Files []string `yaml:"files"`
+	// Suggests: what a failure of this step most often is, when nothing
+	// else says (a warm-up run to find out whether memory suffices).
+	Suggests   []Suggestion `yaml:"suggests"`
+	References []string     `yaml:"references"`
 }
 
 // FrameLibrary names the library whose files contain one of Paths, and the
@@ -77,6 +80,11 @@ func ParseFrames(data []byte, file string) (*FrameMap, error) {
 		if len(e.References) == 0 {
 			errs = append(errs, fmt.Errorf("%s: phases[%d]: no references", file, i))
 		}
+		for _, sg := range e.Suggests {
+			if !sg.Category.Valid() || sg.Confidence <= 0 || sg.Confidence > 1 {
+				errs = append(errs, fmt.Errorf("%s: phases[%d]: suggestion %q at %v: not a category with a confidence in (0, 1]", file, i, sg.Category, sg.Confidence))
+			}
+		}
 		for _, f := range e.Funcs {
 			if f == "*" {
 				if len(e.Files) == 0 {
@@ -117,22 +125,30 @@ func containsAnyOf(s string, subs []string) bool {
 // entry that names the function wins over one that takes every function of
 // a file.
 func (m *FrameMap) FramePhaseOf(f facts.Frame) (Phase, bool) {
+	if e := m.stepOf(f); e != nil {
+		return e.Phase, true
+	}
+	return "", false
+}
+
+// stepOf returns the phase entry a frame matches, or nil.
+func (m *FrameMap) stepOf(f facts.Frame) *FramePhase {
 	file := strings.ReplaceAll(f.File, `\`, "/")
 	fn := f.Func
 	if k := strings.LastIndexByte(fn, '.'); k >= 0 {
 		fn = fn[k+1:] // "Worker.load_model" in py-spy or 3.11+ qualified names
 	}
 	for _, i := range m.byFunc[fn] {
-		if e := m.Phases[i]; len(e.Files) == 0 || containsAnyOf(file, e.Files) {
-			return e.Phase, true
+		if e := &m.Phases[i]; len(e.Files) == 0 || containsAnyOf(file, e.Files) {
+			return e
 		}
 	}
 	for _, i := range m.any {
 		if containsAnyOf(file, m.Phases[i].Files) {
-			return m.Phases[i].Phase, true
+			return &m.Phases[i]
 		}
 	}
-	return "", false
+	return nil
 }
 
 // LibraryOf returns the library that owns a frame's file, "" if none.
@@ -168,20 +184,29 @@ func (m *FrameMap) Library(name string) *FrameLibrary {
 // led deeper, so the functions it calls are read as one frame further in
 // (a paste often stops at `self.init_memory_pool()`).
 func (m *FrameMap) TracebackPhase(tb *facts.Traceback) (Phase, facts.Frame, bool) {
+	if e, f := m.TracebackStep(tb); e != nil {
+		return e.Phase, f, true
+	}
+	return "", facts.Frame{}, false
+}
+
+// TracebackStep returns the phase entry of the innermost phase-bearing frame
+// of tb (the engine's step it failed in), and that frame.
+func (m *FrameMap) TracebackStep(tb *facts.Traceback) (*FramePhase, facts.Frame) {
 	for i := len(tb.Frames) - 1; i >= 0; i-- {
 		f := tb.Frames[i]
 		calls := calledNames(f.Code)
 		for j := len(calls) - 1; j >= 0; j-- {
 			g := facts.Frame{File: f.File, Func: calls[j], Line: f.Line, Code: f.Code}
-			if ph, ok := m.FramePhaseOf(g); ok {
-				return ph, g, true
+			if e := m.stepOf(g); e != nil {
+				return e, g
 			}
 		}
-		if ph, ok := m.FramePhaseOf(f); ok {
-			return ph, f, true
+		if e := m.stepOf(f); e != nil {
+			return e, f
 		}
 	}
-	return "", facts.Frame{}, false
+	return nil, facts.Frame{}
 }
 
 // callRe finds "name(" in a line of Python.

@@ -55,7 +55,11 @@ func TestTracebackPhase(t *testing.T) {
 		{"vLLM symmetric-memory communicator (vllm-26925)", []facts.Frame{
 			{File: "/h/vllm/distributed/parallel_state.py", Line: 363, Func: "__init__"},
 			{File: "/h/vllm/distributed/device_communicators/symm_mem.py", Line: 94, Func: "__init__"},
-		}, PhaseDistributedInit, "nccl"},
+		}, PhaseDistributedInit, "symmetric-memory"},
+		{"vLLM's message queue between processes is not NCCL (flashinfer-3279)", []facts.Frame{
+			{File: "vllm/v1/executor/multiproc_executor.py", Line: 386, Func: "get_response"},
+			{File: "vllm/distributed/device_communicators/shm_broadcast.py", Line: 631, Func: "timeout_ms"},
+		}, "", "shm-broadcast"},
 		{"SGLang pool sizing named only by the source line", []facts.Frame{
 			{File: "/usr/local/lib/python3.12/dist-packages/sglang/srt/model_executor/model_runner.py", Line: 512, Func: "initialize", Code: "self.init_memory_pool()"},
 		}, PhaseKVCache, ""},

@@ -21,6 +21,9 @@ type Placement struct {
 	// Why says it in words: "raised in capture_one_batch_size
 	// (cuda_graph_runner.py:485)".
 	Why string
+	// atLeast: the evidence says only "this phase or a later one" (the
+	// outer frames of a traceback whose inner ones were cut).
+	atLeast bool
 }
 
 // methodRe finds the engine method a worker names in its exception
@@ -34,9 +37,30 @@ var methodRe = regexp.MustCompile(`processing method ([A-Za-z_][A-Za-z0-9_]*)`)
 // in the engine's order winning (an NCCL error cannot come before launch,
 // and a process that logged its capture was capturing).
 func (idx *Index) PlaceFailure(l *facts.Log, e *facts.LogEvent) Placement {
+	pl := idx.placeFailure(l, e)
+	if pl.Phase == "" || pl.Phase == PhaseLaunch || pl.atLeast {
+		// What the peers of the same cascade say can only move it later:
+		// a traceback cut after its outer frames, or a failure placed at
+		// launch for want of anything better.
+		if peer, ok := idx.peerPlace(e); ok && (pl.Phase == "" || idx.Later(peer.Phase, pl.Phase)) {
+			return peer
+		}
+	}
+	return pl
+}
+
+func (idx *Index) placeFailure(l *facts.Log, e *facts.LogEvent) Placement {
+	var cut Placement
 	if tb := e.Traceback; tb != nil {
 		if ph, f, ok := idx.Frames.TracebackPhase(tb); ok {
-			return Placement{Phase: ph, By: "frames", Src: e.Src, Why: fmt.Sprintf("raised in %s (%s:%d)", f.Func, path.Base(f.File), f.Line)}
+			pl := Placement{Phase: ph, By: "frames", Src: e.Src, Why: fmt.Sprintf("raised in %s (%s:%d)", f.Func, path.Base(f.File), f.Line)}
+			if e.Fields["incomplete"] != true {
+				return pl
+			}
+			// The paste lost the inner frames: the outer ones say only
+			// that it failed in this step or a later one.
+			pl.atLeast = true
+			cut = pl
 		}
 		if m := methodRe.FindStringSubmatch(tb.ExcMsg); m != nil {
 			if ph, ok := idx.Frames.FramePhaseOf(facts.Frame{Func: m[1], File: string(l.Engine) + "/"}); ok {
@@ -52,6 +76,10 @@ func (idx *Index) PlaceFailure(l *facts.Log, e *facts.LogEvent) Placement {
 	if pl, ok := ncclPlace(e); ok {
 		return pl
 	}
+	if e.Type == facts.EventEngineInitFailed && e.Str("what") == "model-load" {
+		return Placement{Phase: PhaseWeightsLoading, By: "message", Src: e.Src,
+			Why: "the server failed to load the model (its weights or engine and the buffers it needs)"}
+	}
 	if l != nil && bindFailure(idx, e) && idx.State.Ready != nil && idx.State.Ready.Src.File == e.Src.File && idx.State.Ready.Src.Line < e.Src.Line {
 		// uvicorn's "Application startup complete" comes before it binds
 		// its port: a bind failure after it is the API server's start.
@@ -63,21 +91,11 @@ func (idx *Index) PlaceFailure(l *facts.Log, e *facts.LogEvent) Placement {
 			mile = Placement{Phase: ph, By: "milestone", Src: e.Src, Why: "the last phase logged before it"}
 		}
 	}
+	if cut.Phase != "" && !idx.Later(mile.Phase, cut.Phase) {
+		mile = cut
+	}
 	if sig, ok := idx.sigPhase(e); ok && !idx.Later(mile.Phase, sig.Phase) {
 		return sig
-	}
-	// Another rank's traceback of the same cascade may have kept the frames
-	// this one lost (a paste cut mid-stack, interleaved workers).
-	if l != nil && (mile.Phase == "" || mile.Phase == PhaseLaunch) {
-		for _, o := range idx.State.Failures {
-			if o == e || o.Traceback == nil || o.Src.File != e.Src.File {
-				continue
-			}
-			if ph, f, ok := idx.Frames.TracebackPhase(o.Traceback); ok {
-				return Placement{Phase: ph, By: "peer-frames", Src: o.Src,
-					Why: fmt.Sprintf("%s raised in %s (%s:%d) in the same failure", o.Proc.Key(), f.Func, path.Base(f.File), f.Line)}
-			}
-		}
 	}
 	if l != nil && (mile.Phase == "" || mile.Phase == PhaseLaunch) {
 		if pl, ok := engineDeadAfter(idx, e); ok {
@@ -85,6 +103,36 @@ func (idx *Index) PlaceFailure(l *facts.Log, e *facts.LogEvent) Placement {
 		}
 	}
 	return mile
+}
+
+// peerPlace is where the other failures of the same log place themselves
+// by what they carry (their frames, what NCCL says), the latest of them:
+// another rank's traceback may have kept the frames this one lost (a
+// paste cut mid-stack, interleaved workers), and NCCL's error trace of one
+// rank says where the cascade began.
+func (idx *Index) peerPlace(e *facts.LogEvent) (Placement, bool) {
+	var best Placement
+	for _, o := range idx.State.Failures {
+		if o == e || o.Src.File != e.Src.File {
+			continue
+		}
+		var pl Placement
+		if o.Traceback != nil {
+			if ph, f, ok := idx.Frames.TracebackPhase(o.Traceback); ok {
+				pl = Placement{Phase: ph, By: "peer-frames", Src: o.Src,
+					Why: fmt.Sprintf("%s raised in %s (%s:%d) in the same failure", o.Proc.Key(), f.Func, path.Base(f.File), f.Line)}
+			}
+		}
+		if np, ok := ncclPlace(o); ok && (pl.Phase == "" || idx.Later(np.Phase, pl.Phase)) {
+			np.By = "peer-message"
+			np.Why = o.Proc.Key() + ": " + np.Why
+			pl = np
+		}
+		if pl.Phase != "" && (best.Phase == "" || idx.Later(pl.Phase, best.Phase)) {
+			best = pl
+		}
+	}
+	return best, best.Phase != ""
 }
 
 // engineDeadAfter places a failure that vLLM followed by declaring its

@@ -147,7 +147,11 @@ func (p *parser) recognized(l *line, ps *procState, bare bool) (*facts.LogEvent,
 			// A component saying that it could not start: the run ends here
 			// even when no traceback follows (TensorRT-LLM's executor,
 			// TGI's shards, a library's own init).
-			return p.emit(ps, facts.EventEngineInitFailed, facts.LevelError, b, map[string]any{"what": "component"}), false
+			what := "component"
+			if modelLoadFailed(b) {
+				what = "model-load"
+			}
+			return p.emit(ps, facts.EventEngineInitFailed, facts.LevelError, b, map[string]any{"what": what}), false
 		}
 		return p.emit(ps, facts.EventError, lvl, b, nil), false
 	}
@@ -186,6 +190,17 @@ func startFailed(b []byte) bool {
 		}
 	}
 	return false
+}
+
+// modelLoadFailed reports Triton's failure to load a model (its weights,
+// for TensorRT-LLM the engine, and the runtime's buffers): "Model 'NAME'
+// loading failed with error: ..." or "failed to load 'NAME' version 1: ...".
+func modelLoadFailed(b []byte) bool {
+	s := bstr(b[:min(len(b), 512)])
+	if k := strings.Index(s, "Model '"); k >= 0 && strings.Contains(s[k:], "' loading failed") {
+		return true
+	}
+	return strings.Contains(s, "failed to load '")
 }
 
 // cudaCheck reports the line a CUDA error-check macro prints.
