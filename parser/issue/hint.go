@@ -72,16 +72,6 @@ func (s *splitter) hint(at int, info, summary string) string {
 // is in says more.
 var genericInfo = map[string]bool{"text": true, "txt": true, "plaintext": true, "log": true}
 
-// contextSays reports whether the words around a block name it.
-func contextSays(ctx context, at int, summary string) bool {
-	for _, c := range []string{ctx.near(at), summary, ctx.heading} {
-		if hintFor(c) != "" {
-			return true
-		}
-	}
-	return false
-}
-
 func hintFor(text string) string {
 	if text == "" {
 		return ""
