@@ -40,6 +40,9 @@ func (c *analyzeCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
+	if !hasEvidence(f) && !isIssue(f) {
+		return noEvidence(c.Paths, f)
+	}
 	res := rules.Run(f, opts)
 	if sup != nil && !c.Quiet && sup.Suppressed() > 0 {
 		fmt.Fprintf(e.stderr, "coroner: %d finding(s) suppressed by %s\n", sup.Suppressed(), strings.Join(c.Suppress, ", "))
@@ -202,6 +205,9 @@ func (c *timelineCmd) Run(e *env) error {
 	f, err := c.parse(e)
 	if err != nil {
 		return err
+	}
+	if !hasEvidence(f) {
+		return noEvidence(c.Paths, f)
 	}
 	res := rules.Run(f, rules.Options{Rules: []*rules.Rule{}})
 	rep := reports.Build(f, res, reports.Meta{Path: bundleName(c.Paths), Version: version})

@@ -67,5 +67,8 @@ func (c *diffCmd) load(e *env, path string) (compare.Run, error) {
 	if err != nil {
 		return compare.Run{}, err
 	}
+	if !hasEvidence(f) {
+		return compare.Run{}, noEvidence(bf.Paths, f)
+	}
 	return compare.Run{Path: path, Facts: f, Result: rules.Run(f, rules.Options{})}, nil
 }
