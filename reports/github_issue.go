@@ -285,7 +285,6 @@ var (
 	mentionRe = regexp.MustCompile(`@([A-Za-z0-9])`)
 	schemeRe  = regexp.MustCompile(`(?i)\b([a-z][a-z0-9+.-]{1,15}):(//)?`)
 	wwwRe     = regexp.MustCompile(`(?i)\bwww\.`)
-	refRe     = regexp.MustCompile(`(^|[^&])(#|GH-)(\d)`)
 )
 
 const zwsp = "\u200b"
@@ -325,7 +324,7 @@ func safeInline(s string) string {
 			b.WriteString(neutralize(s))
 			break
 		}
-		if i > 0 && s[i-1] == '\\' {
+		if escaped(s, i) {
 			b.WriteString(neutralize(s[:i+1]))
 			s = s[i+1:]
 			continue
@@ -345,6 +344,15 @@ func safeInline(s string) string {
 	return b.String()
 }
 
+// escaped reports whether the byte at i follows an odd run of backslashes.
+func escaped(s string, i int) bool {
+	n := 0
+	for i-n-1 >= 0 && s[i-n-1] == '\\' {
+		n++
+	}
+	return n%2 == 1
+}
+
 func neutralize(s string) string {
 	if !strings.ContainsAny(s, "@:#wWG") {
 		return s
@@ -358,9 +366,23 @@ func neutralize(s string) string {
 		return m[:i+1] + zwsp + m[i+1:]
 	})
 	s = wwwRe.ReplaceAllStringFunc(s, func(m string) string { return m[:3] + zwsp + m[3:] })
-	s = refRe.ReplaceAllString(s, "$1$2"+zwsp+"$3")
-	return s
+	return breakRefs(s)
 }
+
+// breakRefs puts a zero-width space between "#" or "GH-" and a digit
+// (also in "&#64;": escaping has made every entity text already).
+func breakRefs(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		b.WriteByte(s[i])
+		if i+1 < len(s) && digitByte(s[i+1]) && (s[i] == '#' || s[i] == '-' && i >= 2 && s[i-2:i] == "GH") {
+			b.WriteString(zwsp)
+		}
+	}
+	return b.String()
+}
+
+func digitByte(c byte) bool { return '0' <= c && c <= '9' }
 
 // isScheme reports the schemes GitHub links without "//".
 func isScheme(s string) bool {

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/gomarkdown/markdown"
+	"github.com/gomarkdown/markdown/ast"
 	"github.com/gomarkdown/markdown/parser"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -150,29 +151,32 @@ func hostileIssue() string {
 		"```\nan unclosed fence " + evil + "\n"
 }
 
-var (
-	fenceLineRe = regexp.MustCompile("^(`{3,}|~{3,})")
-	codeSpanRe  = regexp.MustCompile("(`+)[^`]*?(`+)")
-)
+var fenceLineRe = regexp.MustCompile("^(`{3,}|~{3,})")
 
-// textOutsideCode is the comment without its fenced blocks and code spans:
-// the text GitHub reads mentions, links and references in.
+// textOutsideCode is the text of the comment as a markdown parser reads it
+// (gomarkdown, CommonMark's rules for escapes, code spans and fences),
+// without its code: the text GitHub finds mentions, links and references
+// in. Raw HTML counts as text, so that a test sees it.
 func textOutsideCode(md string) string {
+	doc := markdown.Parse([]byte(md), parser.NewWithExtensions(parser.CommonExtensions))
 	var b strings.Builder
-	fence := ""
-	for _, l := range strings.Split(md, "\n") {
-		if fence != "" {
-			if strings.HasPrefix(l, fence) {
-				fence = ""
-			}
-			continue
+	ast.WalkFunc(doc, func(n ast.Node, entering bool) ast.WalkStatus {
+		if !entering {
+			return ast.GoToNext
 		}
-		if m := fenceLineRe.FindString(l); m != "" {
-			fence = m
-			continue
+		switch n := n.(type) {
+		case *ast.Code, *ast.CodeBlock:
+			return ast.SkipChildren
+		case *ast.Text:
+			b.Write(n.Literal)
+			b.WriteByte('\n')
+		case *ast.HTMLSpan:
+			b.Write(n.Literal)
+		case *ast.HTMLBlock:
+			b.Write(n.Literal)
 		}
-		b.WriteString(codeSpanRe.ReplaceAllString(l, "") + "\n")
-	}
+		return ast.GoToNext
+	})
 	return b.String()
 }
 
@@ -190,8 +194,8 @@ func TestIssueHostile(t *testing.T) {
 	text := textOutsideCode(got)
 	assert.NotRegexp(t, `(^|[^\w`+"\u200b"+`])@[A-Za-z0-9]`, text, "a mention would ping")
 	assert.NotRegexp(t, `(?i)(https?|javascript|ftp)://|javascript:[^`+"\u200b"+`]|www\.[a-z]`, text, "a URL would link")
-	assert.NotRegexp(t, `(^|[^&`+"\u200b"+`])#\d|GH-\d`, text, "a reference would link")
-	assert.NotRegexp(t, `(^|[^\\])<[a-zA-Z!/]`, text, "raw HTML")
+	assert.NotRegexp(t, `#\d|GH-\d`, text, "a reference would link")
+	assert.NotRegexp(t, `<[a-zA-Z!/]`, text, "raw HTML")
 	assert.NotContains(t, got, "<details", "the comment opens no <details> of its own")
 
 	// Every fence the comment opens, it closes.
@@ -215,4 +219,47 @@ func TestIssueHostile(t *testing.T) {
 		assert.NotContains(t, html, bad)
 	}
 	assert.NotRegexp(t, `<[^>]*onerror=`, html)
+}
+
+// FuzzIssueComment puts arbitrary text everywhere evidence reaches the
+// answer to an issue (rule prose, names, quoted lines, labels) and checks
+// that its text outside code pings, links and references nothing, that its
+// fences close, and that it fits one comment.
+func FuzzIssueComment(f *testing.F) {
+	for _, s := range []string{
+		"@everyone", "x@y.z", "https://evil.example", "www.evil.example", "javascript:alert(1)", "#1 o/r#2 GH-3",
+		"`@a` ``@b`` \\`@c\\`", "```\n@x\n```", "&#64;x", "<a href=x>@y</a>", "@\u200bx",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, undiagnosed := range []bool{false, true} {
+			r := fuzzReport(s)
+			r.Bundle.Sources = append(r.Bundle.Sources, Source{Path: "issue.md#1", Kind: "server-log",
+				Part: &SourcePart{Of: "issue.md", How: "fence", FirstLine: 5, LastLine: 9}})
+			r.Findings[0].Evidence = append(r.Findings[0].Evidence, Evidence{File: "issue.md#1", Line: 2, Text: s})
+			r.Labels = []string{s}
+			if undiagnosed {
+				r.Verdict.Outcome, r.Verdict.Causes = "unknown", nil
+			}
+			var b bytes.Buffer
+			if err := GitHub(&b, r, Excerpts{"issue.md#1": {1: s, 2: s, 3: s}}); err != nil {
+				t.Fatal(err)
+			}
+			out := b.String()
+			if n := utf8.RuneCountInString(out); n > GitHubLimit {
+				t.Fatalf("%d characters", n)
+			}
+			text := textOutsideCode(out)
+			for _, re := range []*regexp.Regexp{
+				regexp.MustCompile(`(^|[^\w\x{200b}])@[A-Za-z0-9]`),
+				regexp.MustCompile(`(?i)(https?|ftp)://|javascript:[^\x{200b}]|www\.[a-z]`),
+				regexp.MustCompile(`#\d|GH-\d`),
+			} {
+				if m := re.FindString(text); m != "" {
+					t.Fatalf("%q left in the comment's text:\n%s", m, text)
+				}
+			}
+		}
+	})
 }
