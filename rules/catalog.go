@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -19,6 +20,9 @@ var builtinCatalog []byte
 
 //go:embed catalog/exceptions.yaml
 var builtinClasses []byte
+
+//go:embed catalog/versions.yaml
+var builtinVersions []byte
 
 // Signature is a known error text and what it means. The catalog is data
 // (catalog/signatures.yaml, embedded), so that adding a signature needs no
@@ -36,8 +40,21 @@ type Signature struct {
 	Title      string   `yaml:"title"`
 	Remedy     string   `yaml:"remedy"`
 	References []string `yaml:"references"`
-	Affected   string   `yaml:"affected"`
-	Fixed      string   `yaml:"fixed"`
+	// Affected is the versions that print the message, a package and a
+	// range in pip's notation ("nccl >=2.5.6, <2.30.3"; clauses of several
+	// packages joined by ";"); Fixed the first release with the fix ("vllm
+	// 0.8.5"). Ranges derived from release tags (catalog/versions.yaml,
+	// written by scripts/catalog-versions) fill Affected where it is empty.
+	Affected string `yaml:"affected"`
+	Fixed    string `yaml:"fixed"`
+	// Source says where the message is printed, for scripts/catalog-versions:
+	// a repository and a fixed string of the code that prints it.
+	Source []SourceProbe `yaml:"source"`
+	// Levels, when set, restricts the signature to log lines of these levels
+	// (error, warning, info, debug, none for a line without one; critical
+	// counts as error). A traceback's exception is an error; a kernel line
+	// has no level.
+	Levels []string `yaml:"levels"`
 	// Owner names the rule that reports this signature; empty means the
 	// generic signature rule does.
 	Owner string `yaml:"owner"`
@@ -46,12 +63,80 @@ type Signature struct {
 	// matched against failure text only and reported by the
 	// exception-class rule.
 	Layer string `yaml:"layer"`
+	// Relay marks a message that reports another failure rather than
+	// saying what it was ("Scheduler hit an exception", "Engine core
+	// initialization failed. See root cause above."): it names no cause
+	// and claims no outcome; the signature rule reports where it points.
+	// Relays stay out of the matches other rules read (Index.SigMatches).
+	Relay bool `yaml:"relay"`
 	// Where says where the signature was defined (file:line), for messages.
 	Where string `yaml:"-"`
 
-	re *regexp.Regexp
-	pf prefilter
+	// Derived are the ranges scripts/catalog-versions found in the release
+	// tags of the entry's source repositories, when it ran on them.
+	Derived []*DerivedRange `yaml:"-"`
+
+	re       *regexp.Regexp
+	pf       prefilter
+	affected Range
+	fix      *Fix
+	levels   map[facts.Level]bool
 }
+
+// SourceProbe is where a catalog message is printed: Text is a fixed
+// string of the code that prints it (a format string's stable part), Path
+// an optional path (or directory) of Repo to search, Package the name the
+// versions are reported under (nccl, vllm, flashinfer ...).
+type SourceProbe struct {
+	Repo    string `yaml:"repo"`
+	Text    string `yaml:"text"`
+	Path    string `yaml:"path"`
+	Package string `yaml:"package"`
+	// FixedBy is the commit that fixed the bug behind the message; the
+	// generator reads the first release that contains it as Fixed.
+	FixedBy string `yaml:"fixed_by"`
+}
+
+// DerivedRange is one entry of catalog/versions.yaml: the release tags of
+// a repository whose source holds the entry's message.
+type DerivedRange struct {
+	ID      string `yaml:"id"`
+	Repo    string `yaml:"repo"`
+	Package string `yaml:"package"`
+	// Tags is how many release tags were searched; First and Last the
+	// first and the last release that hold the text, Gone the first release
+	// after Last without it ("" when the newest release has it).
+	Tags     int    `yaml:"tags"`
+	First    string `yaml:"first"`
+	Last     string `yaml:"last"`
+	Gone     string `yaml:"gone"`
+	Affected string `yaml:"affected"`
+	// Fixed is the first release that contains the probe's fixed_by
+	// commit ("flashinfer 0.6.18rc4").
+	Fixed string `yaml:"fixed"`
+	// At is the source line at the last release that holds it.
+	At string `yaml:"at"`
+}
+
+// Level names of Signature.Levels.
+var levelNames = map[string][]facts.Level{
+	"error":   {facts.LevelError, facts.LevelCritical},
+	"warning": {facts.LevelWarning},
+	"info":    {facts.LevelInfo},
+	"debug":   {facts.LevelDebug},
+	"none":    {facts.LevelNone},
+}
+
+// LevelAllowed reports whether a line of level lv may match the signature.
+func (s *Signature) LevelAllowed(lv facts.Level) bool {
+	return s.levels == nil || s.levels[lv]
+}
+
+// AffectedRange is the parsed Affected.
+func (s *Signature) AffectedRange() Range { return s.affected }
+
+// FixedIn is the parsed Fixed, if any.
+func (s *Signature) FixedIn() *Fix { return s.fix }
 
 // Match reports whether text holds the signature.
 func (s *Signature) Match(text string) bool {
@@ -75,7 +160,72 @@ func BuiltinCatalog() []*Signature {
 	if err != nil {
 		panic(err)
 	}
+	derived, err := ParseDerived(builtinVersions, "catalog/versions.yaml")
+	if err != nil {
+		panic(err)
+	}
+	if err := ApplyDerived(sigs, derived); err != nil {
+		panic(err)
+	}
 	return append(sigs, classes...)
+}
+
+// ParseDerived reads catalog/versions.yaml.
+func ParseDerived(data []byte, file string) ([]*DerivedRange, error) {
+	var ds []*DerivedRange
+	if err := yaml.UnmarshalWithOptions(data, &ds, yaml.Strict()); err != nil {
+		return nil, fmt.Errorf("%s: %s", file, yaml.FormatError(err, false, false))
+	}
+	return ds, nil
+}
+
+// ApplyDerived fills each entry's Affected from the ranges derived from
+// release tags (one clause per repository), where the entry has none of
+// its own.
+func ApplyDerived(sigs []*Signature, ds []*DerivedRange) error {
+	byID := map[string]*Signature{}
+	for _, s := range sigs {
+		byID[s.ID] = s
+	}
+	var errs []error
+	own := map[*Signature]bool{}
+	for _, s := range sigs {
+		own[s] = s.Affected != ""
+	}
+	for _, d := range ds {
+		s := byID[d.ID]
+		if s == nil {
+			errs = append(errs, fmt.Errorf("catalog/versions.yaml: %s is no catalog entry (run scripts/catalog-versions again)", d.ID))
+			continue
+		}
+		s.Derived = append(s.Derived, d)
+		if d.At != "" && !slices.Contains(s.References, d.At) {
+			// The source line at the last release that prints it.
+			s.References = append(s.References, d.At)
+		}
+		if d.Fixed != "" && s.Fixed == "" {
+			f, err := ParseFix(d.Fixed)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("catalog/versions.yaml: %s: %v", d.ID, err))
+			} else {
+				s.Fixed, s.fix = d.Fixed, &f
+			}
+		}
+		if own[s] || d.Affected == "" {
+			continue
+		}
+		r, err := ParseRange(d.Affected)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("catalog/versions.yaml: %s: %v", d.ID, err))
+			continue
+		}
+		if s.Affected != "" {
+			s.Affected += "; "
+		}
+		s.Affected += d.Affected
+		s.affected = append(s.affected, r...)
+	}
+	return errors.Join(errs...)
 }
 
 // LayerClass marks a class of errors (see Signature.Layer).
@@ -139,8 +289,11 @@ func (s *Signature) Check() []Problem {
 	if re != nil {
 		s.pf = newPrefilter(s.Pattern)
 	}
-	if !s.Category.Valid() {
+	if !s.Category.Valid() && !(s.Relay && s.Category == "") {
 		add("category", "category %q is not in the taxonomy", s.Category)
+	}
+	if s.Relay && (s.Outcome != "" || s.Owner != "" || s.Layer != "" || s.Phase != "") {
+		add("relay", "a relay names no cause: it has no outcome, phase, owner or layer")
 	}
 	if s.Severity == "" {
 		s.Severity = SeverityError
@@ -148,7 +301,7 @@ func (s *Signature) Check() []Problem {
 	if s.Severity.Rank() < 0 {
 		add("severity", "severity %q is not critical, error, warning or info", s.Severity)
 	}
-	if s.Confidence <= 0 || s.Confidence > 1 {
+	if (s.Confidence <= 0 && !s.Relay) || s.Confidence < 0 || s.Confidence > 1 {
 		add("confidence", "confidence %v is not in (0, 1]", s.Confidence)
 	}
 	if s.Outcome != "" {
@@ -167,6 +320,40 @@ func (s *Signature) Check() []Problem {
 	}
 	if strings.TrimSpace(s.Title) == "" {
 		add("title", "empty title")
+	}
+	s.affected, s.fix, s.levels = nil, nil, nil
+	if s.Affected != "" {
+		r, err := ParseRange(s.Affected)
+		if err != nil {
+			add("affected", "affected: %v", err)
+		}
+		s.affected = r
+	}
+	if s.Fixed != "" {
+		f, err := ParseFix(s.Fixed)
+		if err != nil {
+			add("fixed", "fixed: %v", err)
+		} else {
+			s.fix = &f
+		}
+	}
+	for _, l := range s.Levels {
+		lvs, ok := levelNames[strings.ToLower(l)]
+		if !ok {
+			add("levels", "level %q is not error, warning, info, debug or none", l)
+			continue
+		}
+		if s.levels == nil {
+			s.levels = map[facts.Level]bool{}
+		}
+		for _, lv := range lvs {
+			s.levels[lv] = true
+		}
+	}
+	for _, p := range s.Source {
+		if !strings.Contains(p.Repo, "/") || strings.TrimSpace(p.Text) == "" {
+			add("source", "source: want repo (owner/name) and text, got %q and %q", p.Repo, p.Text)
+		}
 	}
 	return probs
 }
@@ -220,6 +407,22 @@ func ShutdownLine(l *facts.Log) int {
 // them, facts.Log.Unmatched) and the kernel log. A signature matches a line
 // once.
 func matchCatalog(f *facts.Facts, sigs []*Signature) []SigMatch {
+	return matchSignatures(f, withoutRelays(sigs))
+}
+
+// withoutRelays leaves out the relays (Signature.Relay).
+func withoutRelays(sigs []*Signature) []*Signature {
+	out := make([]*Signature, 0, len(sigs))
+	for _, s := range sigs {
+		if !s.Relay {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// matchSignatures is matchCatalog over the given signatures, relays or not.
+func matchSignatures(f *facts.Facts, sigs []*Signature) []SigMatch {
 	var out []SigMatch
 	type key struct {
 		sig  *Signature
@@ -241,7 +444,7 @@ func matchCatalog(f *facts.Facts, sigs []*Signature) []SigMatch {
 			mt := matchText{text: e.Msg}
 			fail := isFailureText(e)
 			for _, sig := range sigs {
-				if (fail || sig.Layer != LayerClass) && sig.match(&mt) {
+				if (fail || sig.Layer != LayerClass) && sig.LevelAllowed(e.Level) && sig.match(&mt) {
 					add(SigMatch{Sig: sig, Src: e.Src, Text: e.Msg, Time: e.Time, Event: e, Log: l,
 						AfterShutdown: shutdownLine > 0 && e.Src.Line > shutdownLine})
 				}
@@ -250,20 +453,26 @@ func matchCatalog(f *facts.Facts, sigs []*Signature) []SigMatch {
 		for _, e := range l.Events {
 			texts := []string{e.Msg}
 			lines := []int{e.Src.Line}
+			// A traceback's exception is an error, whatever the level of
+			// the line that announced it.
+			levels := []facts.Level{e.Level}
 			if tb := e.Traceback; tb != nil {
 				texts = append(texts, tb.ExcType+": "+tb.ExcMsg)
 				lines = append(lines, e.Src.Line)
+				levels = append(levels, facts.LevelError)
 				if tb.ExcLine > 0 {
 					// The exception line is cited for what it says.
 					lines[1] = tb.ExcLine
 					if e.Msg == texts[1] {
 						lines[0] = tb.ExcLine
+						levels[0] = facts.LevelError
 					}
 				}
 			}
 			if s := e.Str("first_exc_msg"); s != "" {
 				texts = append(texts, e.Str("first_exc_type")+": "+s)
 				lines = append(lines, e.Src.Line)
+				levels = append(levels, facts.LevelError)
 			}
 			mts := make([]matchText, len(texts))
 			for i, t := range texts {
@@ -275,7 +484,7 @@ func matchCatalog(f *facts.Facts, sigs []*Signature) []SigMatch {
 					continue
 				}
 				for i := range mts {
-					if mts[i].text != "" && sig.match(&mts[i]) {
+					if mts[i].text != "" && sig.LevelAllowed(levels[i]) && sig.match(&mts[i]) {
 						add(SigMatch{Sig: sig, Src: facts.Source{File: e.Src.File, Line: lines[i]}, Text: mts[i].text, Time: e.Time, Event: e, Log: l,
 							AfterShutdown: shutdownLine > 0 && e.Src.Line > shutdownLine})
 						break
@@ -287,7 +496,7 @@ func matchCatalog(f *facts.Facts, sigs []*Signature) []SigMatch {
 			if tb := e.Traceback; tb != nil {
 				for _, a := range tb.After {
 					for _, sig := range sigs {
-						if sig.Match(a.Text) {
+						if sig.LevelAllowed(facts.LevelError) && sig.Match(a.Text) {
 							add(SigMatch{Sig: sig, Src: facts.Source{File: e.Src.File, Line: a.Line}, Text: a.Text, Time: e.Time, Event: e, Log: l,
 								AfterShutdown: shutdownLine > 0 && a.Line > shutdownLine})
 						}
@@ -301,7 +510,7 @@ func matchCatalog(f *facts.Facts, sigs []*Signature) []SigMatch {
 	for _, k := range f.Kernel {
 		mt := matchText{text: k.Text}
 		for _, sig := range sigs {
-			if sig.match(&mt) {
+			if sig.LevelAllowed(facts.LevelNone) && sig.match(&mt) {
 				add(SigMatch{Sig: sig, Src: k.Src, Text: k.Text, Time: k.Time})
 			}
 		}
