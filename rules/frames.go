@@ -4,7 +4,9 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"path"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/goccy/go-yaml"
@@ -20,6 +22,7 @@ var builtinFrames []byte
 type FrameMap struct {
 	Phases    []FramePhase   `yaml:"phases"`
 	Libraries []FrameLibrary `yaml:"libraries"`
+	Waits     []FrameWait    `yaml:"waits"`
 
 	byFunc map[string][]int // function -> Phases entries naming it
 	any    []int            // Phases entries for every function of their files
@@ -44,6 +47,92 @@ type FrameLibrary struct {
 	Paths      []string     `yaml:"paths"`
 	Suggests   []Suggestion `yaml:"suggests"`
 	References []string     `yaml:"references"`
+}
+
+// FrameWait says what a live process is doing when a frame of its stack
+// (a py-spy dump) matches: waiting in a collective, waiting for the GPU,
+// compiling, loading weights, or idle in its event loop. Funcs and Files
+// match Python frames as phases do; Native matches native frames by a
+// substring of the function name.
+type FrameWait struct {
+	Wait       Wait     `yaml:"wait"`
+	Funcs      []string `yaml:"funcs"`
+	Files      []string `yaml:"files"`
+	Native     []string `yaml:"native"`
+	References []string `yaml:"references"`
+}
+
+// Wait is what a stack says its process is doing.
+type Wait string
+
+// The kinds of waits (catalog/frames.yaml, waits).
+const (
+	WaitCollective Wait = "collective" // in a collective or a message from a peer
+	WaitGPU        Wait = "gpu"        // for a kernel to finish (synchronize, a copy back)
+	WaitCompile    Wait = "compile"    // building kernels (Triton, Inductor, ninja, JIT)
+	WaitLoad       Wait = "load"       // reading weights
+	WaitIdle       Wait = "idle"       // its event loop, with nothing to do
+)
+
+func (w Wait) valid() bool {
+	switch w {
+	case WaitCollective, WaitGPU, WaitCompile, WaitLoad, WaitIdle:
+		return true
+	}
+	return false
+}
+
+// StackWait returns what the innermost frame the waits know says about a
+// stack (Python frames and native frames, each innermost first), and that
+// frame in words.
+func (m *FrameMap) StackWait(frames []facts.Frame, native []string) (Wait, string, bool) {
+	// A process that waits for its next message between steps passes
+	// through a collective primitive on its way (SGLang's ranks receive
+	// requests by a broadcast): the loop close to the top of the stack says
+	// it is idle, not stuck in a collective.
+	for i, f := range frames {
+		if i == idleDepth {
+			break
+		}
+		if w, at, ok := m.frameWait(f); ok && w == WaitIdle {
+			return w, at, true
+		}
+	}
+	for _, f := range frames {
+		if w, at, ok := m.frameWait(f); ok && w != WaitIdle {
+			return w, at, true
+		}
+	}
+	for _, n := range native {
+		for _, w := range m.Waits {
+			if containsAnyOf(n, w.Native) {
+				return w.Wait, n, true
+			}
+		}
+	}
+	return "", "", false
+}
+
+// idleDepth is how close to the innermost frame an idle loop must be: its
+// wait for the next message is a few calls deep (a broadcast, a queue get,
+// a poll), a step's work many more.
+const idleDepth = 8
+
+func (m *FrameMap) frameWait(f facts.Frame) (Wait, string, bool) {
+	file := strings.ReplaceAll(f.File, `\`, "/")
+	fn := f.Func
+	if k := strings.LastIndexByte(fn, '.'); k >= 0 {
+		fn = fn[k+1:]
+	}
+	for _, w := range m.Waits {
+		if len(w.Funcs)+len(w.Files) == 0 || len(w.Files) > 0 && !containsAnyOf(file, w.Files) {
+			continue
+		}
+		if len(w.Funcs) == 0 || slices.Contains(w.Funcs, fn) {
+			return w.Wait, fmt.Sprintf("%s (%s:%d)", f.Func, path.Base(file), f.Line), true
+		}
+	}
+	return "", "", false
 }
 
 // Suggestion is a cause a library's failures suggest, with its prior.
@@ -104,6 +193,11 @@ func ParseFrames(data []byte, file string) (*FrameMap, error) {
 			if !sg.Category.Valid() || sg.Confidence <= 0 || sg.Confidence > 1 {
 				errs = append(errs, fmt.Errorf("%s: libraries[%d]: suggestion %q at %v: not a category with a confidence in (0, 1]", file, i, sg.Category, sg.Confidence))
 			}
+		}
+	}
+	for i, w := range m.Waits {
+		if !w.Wait.valid() || len(w.Funcs)+len(w.Files)+len(w.Native) == 0 || len(w.References) == 0 {
+			errs = append(errs, fmt.Errorf("%s: waits[%d]: needs a known wait, funcs, files or native, and references", file, i))
 		}
 	}
 	if len(errs) > 0 {
