@@ -3,6 +3,7 @@ package issue
 import (
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"testing"
 
@@ -272,4 +273,24 @@ func BenchmarkSniff(b *testing.B) {
 			Sniff("body", md)
 		}
 	})
+}
+
+// TestEnvironmentSectionUnfenced: collect_env's output pasted with no
+// fence under "Your current environment", banners, blank lines, tables and
+// all, is one block; a section that holds a fence yields the fence.
+func TestEnvironmentSectionUnfenced(t *testing.T) {
+	env, err := os.ReadFile("../envinfo/testdata/vllm-collect-env-new.txt")
+	require.NoError(t, err)
+	md := "### Your current environment\n\n" + string(env) + "\n### 🐛 Describe the bug\n\nIt crashes.\n"
+	s := blocks(t, md)
+	require.Len(t, s.Blocks, 1)
+	assert.Equal(t, "env.txt", s.Blocks[0].Hint)
+	assert.Equal(t, 2, s.Blocks[0].Offset)
+	assert.Equal(t, strings.Count(strings.TrimRight(string(env), "\n"), "\n")+1, s.Blocks[0].Lines)
+	docLines(t, md, s)
+
+	md = "### Environment\n\nsee below\n\n```\nPython: 3.10\nCUDA available: True\n```\n"
+	s = blocks(t, md)
+	require.Len(t, s.Blocks, 1)
+	assert.Equal(t, "fence", s.Blocks[0].How)
 }

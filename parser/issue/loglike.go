@@ -72,7 +72,7 @@ var (
 		`GPU Topology|Versions of relevant libraries|Neuron SDK Version|` +
 		`Python|CUDA available|GPU \d+(,\d+)*|GPU \d+ Compute Capability|CUDA_HOME|NVCC|CUDA Driver Version|PyTorch|sglang|sgl_kernel|` +
 		`flashinfer(_python)?|triton|transformers|torchao|numpy|NVIDIA Topology|Hypervisor vendor|ulimit soft|vllm|xgrammar` +
-		`)\s*:\s`)
+		`)\s*:(\s|$)`)
 	pipRe = regexp.MustCompile(`^(\[(pip3?|conda)\]\s+)?[A-Za-z][\w.-]*(==|\s{2,})v?\d+[.\d]`)
 	pyVer = regexp.MustCompile(`^Python \d+\.\d+`)
 )

@@ -30,6 +30,7 @@ type splitter struct {
 	para  []int // the lines of the paragraph being read
 	cand  run   // a lone technical line that may start a run
 	dets  []*details
+	sect  *details // an environment section being read
 }
 
 // context is what the issue said last before a block: the heading it is
@@ -67,6 +68,7 @@ func (s *splitter) document(d document) {
 	s.cand = run{}
 	s.para = nil
 	s.dets = nil
+	s.sect = nil
 	s.lines = splitLines(d.text)
 	inComment := false
 	for i := 0; i < len(s.lines); i++ {
@@ -122,21 +124,24 @@ func (s *splitter) document(d document) {
 			continue
 		}
 		if m := headingRe.FindStringSubmatch(trim); m != nil && depth == 0 && !technical(trim) {
-			s.flush()
-			s.ctx = context{heading: m[2]}
+			s.heading(i, m[2])
 			continue
 		}
 		if m := boldRe.FindStringSubmatch(trim); m != nil && depth == 0 {
-			s.flush()
-			s.ctx = context{heading: m[1]}
+			s.heading(i, m[1])
 			continue
 		}
 		if n := len(s.dets); n > 0 && !s.dets[n-1].structured {
 			s.dets[n-1].free = append(s.dets[n-1].free, i)
 			continue
 		}
+		if s.sect != nil && !s.sect.structured && len(s.dets) == 0 {
+			s.sect.free = append(s.sect.free, i)
+			continue
+		}
 		s.free(i)
 	}
+	s.endSection()
 	s.flush()
 	for len(s.dets) > 0 {
 		dt := s.dets[len(s.dets)-1]
@@ -145,9 +150,69 @@ func (s *splitter) document(d document) {
 	}
 }
 
+// heading ends a section and opens the next. A section the heading calls
+// the environment ("Your current environment", SGLang's "Environment") is
+// held like a <details>: when it holds no fence, its text is one block, an
+// environment report pasted as it printed, banners, blank lines, tables
+// and all.
+func (s *splitter) heading(i int, text string) {
+	s.endSection()
+	s.flush()
+	s.ctx = context{heading: text}
+	if hintFor(text) == "env.txt" {
+		s.sect = &details{summary: text, line: i + 1}
+	}
+}
+
+// endSection ends an environment section: its text is one block when two
+// of its lines are an environment report's, else prose like any other.
+func (s *splitter) endSection() {
+	sect := s.sect
+	s.sect = nil
+	if sect == nil || sect.structured {
+		return
+	}
+	env, first, last := 0, -1, -1
+	for _, l := range sect.free {
+		_, body := unquote(s.lines[l])
+		if strings.TrimSpace(body) == "" {
+			continue
+		}
+		if first < 0 {
+			first = l
+		}
+		last = l
+		if classify(body) == lineEnv {
+			env++
+		}
+	}
+	if env < 2 {
+		for _, l := range sect.free {
+			s.free(l)
+		}
+		s.flush()
+		return
+	}
+	var body []string
+	for l := first; l <= last; l++ {
+		_, b := unquote(s.lines[l])
+		body = append(body, b)
+	}
+	s.flush()
+	s.emit("unfenced", "", first, body, "env.txt")
+}
+
 // structure is called when a fence, <pre> or <details> opens: the prose
-// run before it ends, and an enclosing <details> no longer holds only text.
+// run before it ends, and an enclosing <details> or environment section no
+// longer holds only text.
 func (s *splitter) structure() {
+	if sect := s.sect; sect != nil && !sect.structured && len(s.dets) == 0 {
+		sect.structured = true
+		for _, l := range sect.free {
+			s.free(l)
+		}
+		sect.free = nil
+	}
 	s.flush()
 	if n := len(s.dets); n > 0 && !s.dets[n-1].structured {
 		dt := s.dets[n-1]
