@@ -299,11 +299,11 @@ var imageTags = []struct {
 // 2.21.5+cuda12.4") and torch repeats in its NCCL errors.
 var ncclBannerRE = regexp.MustCompile(`NCCL version (\d+\.\d+\.\d+)`)
 
-// versionsOf returns the versions of the catalog's packages that the
+// VersionsOf returns the versions of the catalog's packages that the
 // bundle shows, the strongest evidence first: an environment report or a
 // package list, then the engine's banner, then NCCL's own banner, then the
 // container image's tag.
-func versionsOf(f *facts.Facts) map[string]Running {
+func VersionsOf(f *facts.Facts) map[string]Running {
 	out := map[string]Running{}
 	set := func(pkg, text string, src facts.Source, from string) {
 		if _, ok := out[pkg]; ok {
@@ -402,10 +402,9 @@ func judgeVersions(s *Signature, run map[string]Running) versionVerdict {
 		vv.Remedy = fmt.Sprintf("Fixed in %s; the bundle shows no %s version: upgrade if this run uses an older one.", fx, fx.Package)
 	case r.Version.Compare(fx.Version) < 0:
 		vv.Remedy = fmt.Sprintf("Fixed in %s; this run uses %s %s: upgrade.", fx, fx.Package, r.Version)
-		if vv.Note == "" {
-			src := r.Src
-			vv.Src = &src
-		}
+		vv.Note = strings.TrimSpace(vv.Note + " " + fmt.Sprintf("Fixed in %s; this run uses %s %s (%s, %s), which predates the fix.", fx, fx.Package, r.Version, r.From, r.Src))
+		src := r.Src
+		vv.Src = &src
 	default:
 		why := fmt.Sprintf("fixed in %s; this run uses %s %s (%s, %s), which has the fix", fx, fx.Package, r.Version, r.From, r.Src)
 		if vv.Against == "" {

@@ -176,7 +176,40 @@ func (c *rulesListCmd) Run(e *env) error {
 	for _, r := range rs {
 		tw.row(r.ID, string(r.Severity), orDash(string(r.Category)), r.Title)
 	}
-	return tw.flush()
+	if err := tw.flush(); err != nil {
+		return err
+	}
+	exact, classes, relays := 0, 0, 0
+	for _, s := range set.Catalog() {
+		switch {
+		case s.Relay:
+			relays++
+		case s.Layer == rules.LayerClass:
+			classes++
+		default:
+			exact++
+		}
+	}
+	_, err = fmt.Fprintf(e.stdout, "\ncatalog: %d signatures, %d classes of errors, %d relays in %d categories (coroner rules list --signatures lists them by category)\n",
+		exact, classes, relays, len(byCategory(set.Catalog())))
+	return err
+}
+
+// byCategory groups catalog entries by cause category, relays under
+// "relay", each group sorted by ID.
+func byCategory(sigs []*rules.Signature) map[string][]*rules.Signature {
+	out := map[string][]*rules.Signature{}
+	for _, s := range sigs {
+		c := string(s.Category)
+		if s.Relay {
+			c = "relay"
+		}
+		out[c] = append(out[c], s)
+	}
+	for _, g := range out {
+		sort.SliceStable(g, func(i, j int) bool { return g[i].ID < g[j].ID })
+	}
+	return out
 }
 
 // sigJSON is one signature of `rules list --signatures --format json`.
@@ -188,26 +221,66 @@ type sigJSON struct {
 	Confidence float64  `json:"confidence"`
 	Pattern    string   `json:"pattern"`
 	Owner      string   `json:"owner,omitempty"`
+	Layer      string   `json:"layer,omitempty"`
+	Relay      bool     `json:"relay,omitempty"`
+	Phase      string   `json:"phase,omitempty"`
+	Affected   string   `json:"affected,omitempty"`
+	Fixed      string   `json:"fixed,omitempty"`
+	Derived    bool     `json:"derived,omitempty"`
+	Levels     []string `json:"levels,omitempty"`
 	From       string   `json:"from"`
 	References []string `json:"references"`
 }
 
+// listSignatures lists the catalog by category: one table of every entry
+// (sorted by category, then ID), then the count of each category.
 func listSignatures(e *env, set *pack.Set, format string) error {
-	sigs := append([]*rules.Signature(nil), set.Catalog()...)
-	sort.SliceStable(sigs, func(i, j int) bool { return sigs[i].ID < sigs[j].ID })
+	groups := byCategory(set.Catalog())
+	cats := make([]string, 0, len(groups))
+	for c := range groups {
+		cats = append(cats, c)
+	}
+	sort.Strings(cats)
 	if format == "json" {
-		out := make([]sigJSON, 0, len(sigs))
-		for _, s := range sigs {
-			out = append(out, sigJSON{ID: s.ID, Title: s.Title, Severity: string(s.Severity), Category: string(s.Category),
-				Confidence: s.Confidence, Pattern: s.Pattern, Owner: s.Owner, From: s.Where,
-				References: append([]string{}, s.References...)})
+		out := []sigJSON{}
+		for _, c := range cats {
+			for _, s := range groups[c] {
+				out = append(out, sigJSON{ID: s.ID, Title: s.Title, Severity: string(s.Severity), Category: string(s.Category),
+					Confidence: s.Confidence, Pattern: s.Pattern, Owner: s.Owner, Layer: s.Layer, Relay: s.Relay,
+					Phase: string(s.Phase), Affected: s.Affected, Fixed: s.Fixed, Derived: len(s.Derived) > 0,
+					Levels: s.Levels, From: s.Where, References: append([]string{}, s.References...)})
+			}
 		}
 		return writeJSON(e, out)
 	}
 	tw := newTable(e.stdout, "ID", "SEVERITY", "CATEGORY", "TITLE")
-	for _, s := range sigs {
-		tw.row(s.ID, string(s.Severity), string(s.Category), s.Title)
+	for _, c := range cats {
+		for _, s := range groups[c] {
+			tw.row(s.ID, string(s.Severity), orDash(string(s.Category)), s.Title)
+		}
 	}
+	if err := tw.flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(e.stdout)
+	tw = newTable(e.stdout, "CATEGORY", "SIGNATURES", "CLASSES", "VERSIONS FROM TAGS")
+	total, classes, derived := 0, 0, 0
+	for _, c := range cats {
+		n, k, d := 0, 0, 0
+		for _, s := range groups[c] {
+			if s.Layer == rules.LayerClass {
+				k++
+			} else {
+				n++
+			}
+			if len(s.Derived) > 0 {
+				d++
+			}
+		}
+		total, classes, derived = total+n, classes+k, derived+d
+		tw.row(c, fmt.Sprint(n), fmt.Sprint(k), fmt.Sprint(d))
+	}
+	tw.row("all", fmt.Sprint(total), fmt.Sprint(classes), fmt.Sprint(derived))
 	return tw.flush()
 }
 
@@ -282,12 +355,22 @@ func (c *rulesExplainCmd) Run(e *env) error {
 		} else {
 			fmt.Fprintf(w, "reported by: signature\n")
 		}
-		if s.Affected != "" {
-			fmt.Fprintf(w, "affected: %s\n", s.Affected)
+		switch {
+		case s.Relay:
+			fmt.Fprintf(w, "relay: it reports another failure; the relay rule points at it when nothing else explains the failure\n")
+		case s.Layer == rules.LayerClass:
+			fmt.Fprintf(w, "layer: class of errors (matched against failure text only, below the exact signatures)\n")
 		}
-		if s.Fixed != "" {
-			fmt.Fprintf(w, "fixed: %s\n", s.Fixed)
+		if s.Phase != "" {
+			fmt.Fprintf(w, "phase: %s\n", s.Phase)
 		}
+		if s.Outcome != "" {
+			fmt.Fprintf(w, "outcome: %s\n", s.Outcome)
+		}
+		if len(s.Levels) > 0 {
+			fmt.Fprintf(w, "levels: %s\n", strings.Join(s.Levels, ", "))
+		}
+		writeVersions(w, s)
 		if s.Remedy != "" {
 			fmt.Fprintf(w, "\nremedy: %s\n", s.Remedy)
 		}
@@ -295,6 +378,48 @@ func (c *rulesExplainCmd) Run(e *env) error {
 		return nil
 	}
 	return fail(exitUsage, "no rule or signature %q (coroner rules list shows the rules, --signatures the signatures)", c.ID)
+}
+
+// writeVersions says which versions print a signature's message and where
+// that was read: the release tags scripts/catalog-versions searched, or the
+// entry's own range (from the upstream threads).
+func writeVersions(w io.Writer, s *rules.Signature) {
+	if s.Affected == "" && s.Fixed == "" && len(s.Derived) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nversions:\n")
+	if s.Affected != "" {
+		fmt.Fprintf(w, "  printed by: %s\n", s.Affected)
+	}
+	if s.Fixed != "" {
+		fmt.Fprintf(w, "  fixed in: %s\n", s.Fixed)
+	}
+	own := true
+	for _, d := range s.Derived {
+		if d.First == "" {
+			fmt.Fprintf(w, "  %s: none of %d release tags holds the text\n", d.Repo, d.Tags)
+			continue
+		}
+		line := fmt.Sprintf("  %s: derived from %d release tags: first %s, last %s", d.Repo, d.Tags, d.First, d.Last)
+		if d.Gone != "" {
+			line += ", gone in " + d.Gone
+		}
+		if d.Fixed != "" {
+			line += "; fix first released in " + d.Fixed
+		}
+		fmt.Fprintln(w, line)
+		own = own && !strings.Contains(s.Affected, d.Affected)
+	}
+	if s.Affected != "" && own {
+		fmt.Fprintf(w, "  (the range above is the entry's own, from the upstream threads and release notes)\n")
+	}
+	for _, p := range s.Source {
+		where := p.Repo
+		if p.Path != "" {
+			where += " " + p.Path
+		}
+		fmt.Fprintf(w, "  source: %q in %s\n", p.Text, where)
+	}
 }
 
 func indent(s string) string {

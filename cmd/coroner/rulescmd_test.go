@@ -23,10 +23,12 @@ const (
 func TestRulesList(t *testing.T) {
 	code, out, errs := runCLI(t, "", "rules", "list")
 	require.Equal(t, exitOK, code, errs)
-	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	table, summary, _ := strings.Cut(out, "\n\n")
+	lines := strings.Split(table, "\n")
 	assert.Regexp(t, `^ID\s+SEVERITY\s+CATEGORY\s+TITLE$`, lines[0])
-	// Every built-in rule, and the suppression rule, one row each.
+	// Every built-in rule, and the suppression rule, one row each; then the catalog's size.
 	assert.Len(t, lines, 1+len(rules.Registered())+1)
+	assert.Regexp(t, `^catalog: \d{3} signatures, \d+ classes of errors, \d+ relays in \d+ categories`, summary)
 	assert.Regexp(t, `(?m)^stall\s+error\s+-\s+startup stalled`, out)
 	assert.Regexp(t, `(?m)^suppression\s+info\s+-\s+suppression matched no finding$`, out)
 	assert.NotContains(t, out, "acme-")
@@ -57,6 +59,10 @@ func TestRulesList(t *testing.T) {
 	require.Equal(t, exitOK, code, errs)
 	assert.Regexp(t, `(?m)^acmefs-stale-handle\s+error\s+slow-storage\s+the AcmeFS client`, out)
 	assert.Regexp(t, `(?m)^no-kernel-image\s+critical\s+gpu-arch-unsupported\s+`, out)
+	// Then the count of each category, and of the ranges read from release tags.
+	assert.Regexp(t, `(?m)^CATEGORY\s+SIGNATURES\s+CLASSES\s+VERSIONS FROM TAGS$`, out)
+	assert.Regexp(t, `(?m)^slow-storage\s+1\s+\d+\s+0$`, out) // the pack's acmefs-stale-handle
+	assert.Regexp(t, `(?m)^all\s+1\d\d\s+\d+\s+\d+$`, out)
 }
 
 func TestRulesExplain(t *testing.T) {
@@ -79,6 +85,12 @@ func TestRulesExplain(t *testing.T) {
 		{"built-in signature", []string{"no-kernel-image"}, exitOK, []string{
 			"no-kernel-image: CUDA binaries lack kernels", "(signature)", "pattern: no kernel image is available",
 			"reported by: gpu-arch-unsupported"}},
+		{"signature with derived versions", []string{"nccl-duplicate-gpu"}, exitOK, []string{
+			"versions:\n  printed by: nccl >=2.", "NVIDIA/nccl: derived from ", "release tags: first ",
+			"source: \"Duplicate GPU detected : rank\" in NVIDIA/nccl", "https://github.com/NVIDIA/nccl/blob/v2.29"}},
+		{"signature with a fix", []string{"trtllm-backend-needs-sm100"}, exitOK, []string{
+			"printed by: sglang >=0.5.6.post1, <0.5.7\n  fixed in: sglang 0.5.7\n  (the range above is the entry's own"}},
+		{"relay", []string{"sglang-child-failed"}, exitOK, []string{"relay: it reports another failure"}},
 		{"pack signature", []string{"acmefs-stale-handle", "--rules", examplePack}, exitOK, []string{
 			"defined at " + examplePack + ":10", "reported by: signature"}},
 		{"suppression", []string{"suppression"}, exitOK, []string{"suppression: suppression matched no finding"}},
