@@ -35,7 +35,7 @@ var hintRules = []hintRule{
 	{regexp.MustCompile(`(?i)dmesg|kernel log|syslog|journalctl|\bxid\b`), "dmesg.txt"},
 	{regexp.MustCompile(`(?i)environment|collect_env|collect-env|check_env|check-env|\benv\b|pip (list|freeze)|\bversions\b|system info|hardware`), "env.txt"},
 	{regexp.MustCompile(`(?i)command|reproduc|launch|how (to|i|we) (run|start|serve)|(run|ran|start(ed)?|serv(e|ing)) (it |the server |vllm |sglang )?(with|using|by)|script|docker|steps|how you are installing`), "launch.sh"},
-	{regexp.MustCompile(`(?i)\blogs?\b|error|traceback|stack ?trace|output|crash|fail|exception|message|hang|stuck|describe the bug|what happened|result`), "server.log"},
+	{regexp.MustCompile(`(?i)\blogs?\b|error|traceback|stack ?trace|output|crash|fail|exception|message|hang|stuck|describe the bug|what happened|result|prints?\b|printed|\bdie[sd]?\b|shows|says|(got|get|see) (this|the following)`), "server.log"},
 }
 
 // infoHints map a fence's info string (lower case) to a file name.
@@ -48,8 +48,9 @@ var infoHints = map[string]string{
 }
 
 // hint names a block that opens on line at (0-based) from its context:
-// the info string of its fence and the summary of its <details>, if any.
-func (s *splitter) hint(at int, info, summary string) string {
+// the info string of its fence and the summary of its <details>, if any;
+// body is the block's text, which overrules the section's title.
+func (s *splitter) hint(at int, info, summary string, body []string) string {
 	info = strings.ToLower(info)
 	for _, c := range []string{s.ctx.near(at), summary} {
 		if h := hintFor(c); h != "" {
@@ -60,6 +61,11 @@ func (s *splitter) hint(at int, info, summary string) string {
 		return h // a fence that says what it holds: python, bash, yaml ...
 	}
 	if h := hintFor(s.ctx.heading); h != "" {
+		// A section holds more than its title says (the error under
+		// "Reproduction"): a block whose lines are a log's is a log.
+		if h != "server.log" && looksLog(body) {
+			return "server.log"
+		}
 		return h
 	}
 	if h, ok := infoHints[info]; ok {
@@ -94,4 +100,19 @@ func (c context) near(at int) string {
 		return ""
 	}
 	return c.prose
+}
+
+// looksLog reports a block of lines most of whose evidence lines are a
+// log's, not a command's or an environment report's.
+func looksLog(body []string) bool {
+	var n [4]int
+	for i, l := range body {
+		if i == 64 {
+			break
+		}
+		if c := classify(l); c.strong() {
+			n[c]++
+		}
+	}
+	return n[lineLog] > 0 && n[lineLog] > n[lineCmd] && n[lineLog] > n[lineEnv]
 }

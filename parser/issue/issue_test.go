@@ -294,3 +294,16 @@ func TestEnvironmentSectionUnfenced(t *testing.T) {
 	require.Len(t, s.Blocks, 1)
 	assert.Equal(t, "fence", s.Blocks[0].How)
 }
+
+// TestProseWithColons: sentences that open with a word and a colon are
+// prose, tools' messages are not.
+func TestProseWithColons(t *testing.T) {
+	for _, l := range []string{"Note: the error is gone after the upgrade.", "Update: it works now, thanks!", "Edit: typo", "Error: it does not start"} {
+		assert.False(t, classify(l).strong(), l)
+	}
+	for _, l := range []string{"docker: Error response from daemon: failed to create task", "flashinfer.jit:Loading JIT ops: batch_prefill",
+		"[TensorRT-LLM][ERROR] CUDA runtime error in error: peer access is not supported", "nvidia-container-cli: requirement error: unsatisfied condition"} {
+		assert.True(t, classify(l).strong(), l)
+	}
+	assert.True(t, technical("Decode 0. Batch size: 128, latency: 0.17131 s, throughput:    747.20 token/s"))
+}

@@ -49,6 +49,9 @@ var (
 		`|\S+\.py:\d+: ` + // Python warnings
 		`|\S+:\d+:(\d+:)? (error|warning|fatal error|note):` + // compilers
 		`|ninja: |FAILED: |\[\d+/\d+\] ` + // ninja
+		`|[a-z_]\w*(\.\w+)+:\S` + // a Python logger's name (flashinfer.jit:...)
+		`|[a-z][a-z0-9._+-]{1,40}: (\w+ )?([Ee]rror|ERROR|[Ff]atal|FATAL|[Ww]arning|WARNING)\b` + // a tool's message (docker: Error ...)
+		`|(\[[^\]\s]{1,30}\]\s*){0,3}\[(ERROR|WARNING|WARN|INFO|DEBUG|FATAL|CRITICAL|TRACE|E|W|I|F)\]` + // bracketed levels
 		`|\[\s*\d+\.\d+\] ` + // dmesg
 		`|[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d ` + // syslog
 		`|\+-{3,}[-+=]*\+?\s*$|\|\s+NVIDIA-SMI ` + // nvidia-smi's table
@@ -193,7 +196,8 @@ var (
 	listRe      = regexp.MustCompile(`^\s*([-*+]|\d{1,3}[.)])\s`)
 	pathRe      = regexp.MustCompile(`\w/[\w.-]+/|\w\.(py|pyx|cc|cpp|cu|cuh|c|h|hpp|so|rs|go|json|log|txt|sh|yaml|yml)\b`)
 	assignRe    = regexp.MustCompile(`\w=\S`)
-	numberRe    = regexp.MustCompile(`\d:\d|0x[0-9a-fA-F]{2,}|[0-9a-f]{16}|\d+\.\d+\.\d+|\d+(\.\d+)?\s?(GiB|GB|MiB|MB|KiB|ms|s/it|it/s|%)`)
+	numberRe    = regexp.MustCompile(`\d:\d|0x[0-9a-fA-F]{2,}|[0-9a-f]{16}|\d+\.\d+\.\d+|\d+(\.\d+)?\s?(GiB|GB|MiB|MB|KiB|ms|s/it|it/s|tok(en)?s?/s|req(uest)?s?/s|s\b|%)`)
+	decimalsRe  = regexp.MustCompile(`\d\.\d+\D+\d+\.\d`)
 	identRe     = regexp.MustCompile(`[A-Za-z0-9]_[A-Za-z0-9]|[a-z][A-Z][a-z]|\w\.\w+\(|\(\)|::`)
 	bracketRe   = regexp.MustCompile(`[\[\]{}]`)
 	metricRe    = regexp.MustCompile(`^[A-Za-z][\w ()/.%-]{1,60}: -?\d[\d.,]*( ?[A-Za-z%/]{1,6})?( / -?\d[\d.,]*( ?[A-Za-z%/]{1,6})?)?$`)
@@ -203,8 +207,8 @@ var (
 // technical reports a line that is not a known kind of evidence line but
 // reads like output rather than prose: at least two of a symbol or digit
 // at its start, a path or source file, an assignment, a number with a
-// colon, a version, a unit or hex, a code identifier, brackets; or a
-// "name: number" line. A line that
+// colon, a version, a unit or hex, a code identifier, brackets, two
+// decimal numbers; or a "name: number" line. A line that
 // reads as a sentence (eight words or more, ending with ".", "!" or "?", or
 // holding inline code) is prose unless it has three of them.
 func technical(l string) bool {
@@ -213,7 +217,7 @@ func technical(l string) bool {
 		return false
 	}
 	score := 0
-	for _, re := range []*regexp.Regexp{techStartRe, pathRe, assignRe, numberRe, identRe, bracketRe} {
+	for _, re := range []*regexp.Regexp{techStartRe, pathRe, assignRe, numberRe, identRe, bracketRe, decimalsRe} {
 		if re.MatchString(t) {
 			score++
 		}

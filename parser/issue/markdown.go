@@ -278,7 +278,7 @@ func (s *splitter) closeDetails() {
 				_, b := unquote(s.lines[l])
 				body = append(body, b)
 			}
-			s.emit("details", "", first, body, s.hint(dt.line-1, "", dt.summary))
+			s.emit("details", "", first, body, s.hint(dt.line-1, "", dt.summary, body))
 		}
 	}
 	s.flush()
@@ -362,7 +362,7 @@ func (s *splitter) fence(i, depth int, ch byte, n, indent int, info string) int 
 			strings.Repeat(string(ch), n), end))
 	}
 	if len(body) > 0 {
-		s.emit("fence", info, open+1, body, s.hint(open, info, s.summaryNow()))
+		s.emit("fence", info, open+1, body, s.hint(open, info, s.summaryNow(), body))
 	}
 	if !closed {
 		return j - 1
@@ -384,7 +384,7 @@ func (s *splitter) pre(i int) int {
 	from := i + 1
 	if k := strings.Index(asciiLower(rest), "</pre>"); k >= 0 {
 		if t := cleanPre(rest[:k]); strings.TrimSpace(t) != "" {
-			s.emit("pre", "", open, []string{t}, s.hint(open, "", s.summaryNow()))
+			s.emit("pre", "", open, []string{t}, s.hint(open, "", s.summaryNow(), body))
 		}
 		return i
 	}
@@ -408,7 +408,7 @@ func (s *splitter) pre(i int) int {
 		j--
 	}
 	if len(body) > 0 {
-		s.emit("pre", "", from, body, s.hint(open, "", s.summaryNow()))
+		s.emit("pre", "", from, body, s.hint(open, "", s.summaryNow(), body))
 	}
 	return j
 }
@@ -598,7 +598,7 @@ func (s *splitter) endRun() {
 		case r.kinds[lineLog] > 0:
 			hint = "server.log"
 		default:
-			hint = s.hint(r.first, "", s.summaryNow())
+			hint = s.hint(r.first, "", s.summaryNow(), body)
 		}
 	}
 	s.emit("unfenced", "", r.first, body, hint)
