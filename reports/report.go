@@ -109,6 +109,9 @@ type Verdict struct {
 	Summary     string  `json:"summary"`
 	StalledForS int64   `json:"stalled_for_s"`
 	Causes      []Cause `json:"causes"`
+	// Sequence: the outcomes the run went through, in order, when it was
+	// more than one (["hung", "crashed"]: a hang a timeout ended).
+	Sequence []string `json:"sequence,omitempty"`
 }
 
 // Cause is one ranked hypothesis.
@@ -215,6 +218,9 @@ func Build(f *facts.Facts, res *rules.Result, m Meta) *Report {
 	v := res.Verdict
 	r.Verdict = Verdict{Outcome: string(v.Outcome), Phase: string(v.Phase), Summary: v.Summary,
 		StalledForS: int64(v.StalledFor / time.Second), Causes: []Cause{}}
+	for _, o := range v.Sequence {
+		r.Verdict.Sequence = append(r.Verdict.Sequence, string(o))
+	}
 	for _, c := range v.Causes {
 		r.Verdict.Causes = append(r.Verdict.Causes, Cause{Category: string(c.Category), Rule: c.Rule,
 			Confidence: round2(c.Confidence), Title: c.Title, Why: c.Why})

@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/coroner-dev/coroner/parser/facts"
 )
 
 // Verdict is the run's state and its ranked causes.
@@ -15,6 +17,10 @@ type Verdict struct {
 	// StalledFor is how long the run has been silent while alive (0 if not stalled).
 	StalledFor time.Duration
 	Causes     []Cause
+	// Sequence is what the run went through when it was more than one
+	// outcome, in order: a hang that a watchdog or a timeout ended is
+	// [hung crashed].
+	Sequence []Outcome
 }
 
 // Cause is one ranked hypothesis.
@@ -114,8 +120,38 @@ func decide(idx *Index, fs []Finding, ruledOut []RuledOut) Verdict {
 		}
 		return a.Category < b.Category
 	})
+	if v.Outcome == OutcomeCrashed && hungFirst(idx, fs) {
+		v.Sequence = []Outcome{OutcomeHung, OutcomeCrashed}
+	}
 	v.Summary = summarize(v)
 	return v
+}
+
+// hungFirst reports a crash that ended a hang: the first failure is a
+// timeout (c10d's or an engine's watchdog, an RPC or a message queue that
+// timed out), or a rule saw the run hung before it failed.
+func hungFirst(idx *Index, fs []Finding) bool {
+	for _, f := range fs {
+		if f.Outcome == OutcomeHung {
+			return true
+		}
+	}
+	root := RootFailure(&idx.State)
+	if root == nil {
+		return false
+	}
+	switch root.Type {
+	case facts.EventCollectiveTimout, facts.EventWatchdogTimeout, facts.EventRPCTimeout:
+		return true
+	}
+	if tb := root.Traceback; tb != nil {
+		t := tb.ExcType
+		if k := strings.LastIndexByte(t, '.'); k >= 0 {
+			t = t[k+1:]
+		}
+		return t == "TimeoutError" || t == "DistStoreError" && strings.Contains(tb.ExcMsg, "timed out")
+	}
+	return false
 }
 
 // summarize writes the one-sentence headline.
@@ -131,6 +167,14 @@ func summarize(v Verdict) string {
 			fmt.Fprintf(&b, " in %s", phaseWords(v.Phase))
 		}
 	case OutcomeCrashed:
+		if len(v.Sequence) > 1 && v.Sequence[0] == OutcomeHung {
+			b.WriteString("Hung")
+			if v.Phase != "" {
+				fmt.Fprintf(&b, " in %s", phaseWords(v.Phase))
+			}
+			b.WriteString(", then crashed when a timeout ended it")
+			break
+		}
 		b.WriteString("Crashed")
 		if v.Phase != "" {
 			fmt.Fprintf(&b, " in %s", phaseWords(v.Phase))

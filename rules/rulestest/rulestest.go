@@ -14,7 +14,9 @@
 //	RULE-ID * "regexp"           a finding of RULE-ID, citing anything
 //	verdict KEY=VALUE ...        outcome=, phase=, cause= (the top cause),
 //	                             causes= (comma list that must all be ranked),
-//	                             not-top= (a category that must not rank first)
+//	                             not-top= (a category that must not rank first),
+//	                             no-cause= (a category that must not be ranked),
+//	                             sequence= (the outcomes in order: hung,crashed)
 //	# comment
 //
 // Every finding of the rules under test must be wanted and every want found
@@ -355,6 +357,14 @@ func checkVerdict(v rules.Verdict, w VerdictWant) string {
 	case "no-cause":
 		if contains(causes, w.Value) {
 			return fmt.Sprintf("causes are %v, want no %s", causes, w.Value)
+		}
+	case "sequence":
+		var seq []string
+		for _, o := range v.Sequence {
+			seq = append(seq, string(o))
+		}
+		if strings.Join(seq, ",") != w.Value {
+			return fmt.Sprintf("verdict sequence is %v, want %s (%s)", seq, w.Value, v.Summary)
 		}
 	default:
 		return fmt.Sprintf("unknown verdict key %q", w.Key)
