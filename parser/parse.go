@@ -34,6 +34,10 @@ type Options struct {
 	Progress *Progress
 	// Stdin is read for the path "-" (os.Stdin when nil).
 	Stdin io.Reader
+	// Watch, if set, sees every line of every server log and picks the
+	// ones to keep in Log.Watched (the lines user packs' signatures may
+	// match, beyond the records the parser keeps).
+	Watch facts.LineWatch
 }
 
 // Progress counts a parse's work while it runs; any goroutine may read it.
@@ -285,11 +289,19 @@ func (p *run) parse(j *job, r io.Reader, size int64) {
 			hint = j.hint
 		}
 		src.Kind = Detect(hint, head)
+		var wl *watched
+		if p.opts.Watch != nil && isServerLog(src.Kind) {
+			wl = &watched{w: p.opts.Watch, path: name}
+			in.Watch(wl.line)
+		}
 		if f := formatOf(src.Kind); f != nil {
 			parseSafely(f, in, src.Kind, j.part, addIssue)
 		}
 		// Read what the parser left so that bytes and lines count the whole file.
 		for in.Scan() {
+		}
+		if wl != nil {
+			wl.attach(j.part)
 		}
 		if n, first := in.NULs(); n > 0 {
 			addIssue(facts.Issue{Src: facts.Source{File: name, Line: first}, Kind: facts.IssueNUL,

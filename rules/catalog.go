@@ -78,6 +78,7 @@ type Signature struct {
 
 	re       *regexp.Regexp
 	pf       prefilter
+	builtin  bool
 	affected Range
 	fix      *Fix
 	levels   map[facts.Level]bool
@@ -167,8 +168,15 @@ func BuiltinCatalog() []*Signature {
 	if err := ApplyDerived(sigs, derived); err != nil {
 		panic(err)
 	}
-	return append(sigs, classes...)
+	all := append(sigs, classes...)
+	for _, s := range all {
+		s.builtin = true
+	}
+	return all
 }
+
+// Builtin reports an entry of the embedded catalog.
+func (s *Signature) Builtin() bool { return s.builtin }
 
 // ParseDerived reads catalog/versions.yaml.
 func ParseDerived(data []byte, file string) ([]*DerivedRange, error) {
@@ -437,6 +445,7 @@ func matchSignatures(f *facts.Facts, sigs []*Signature) []SigMatch {
 			out = append(out, m)
 		}
 	}
+	packs := packSignatures(sigs)
 	for _, l := range f.Logs {
 		from := len(out)
 		shutdownLine := ShutdownLine(l)
@@ -501,6 +510,19 @@ func matchSignatures(f *facts.Facts, sigs []*Signature) []SigMatch {
 								AfterShutdown: shutdownLine > 0 && a.Line > shutdownLine})
 						}
 					}
+				}
+			}
+		}
+		// Lines a pack's signature may match, wherever they are in the log
+		// (parser.Options.Watch); matched last, so that a line the parser
+		// also kept as a record is cited as that record.
+		for _, e := range l.Watched {
+			mt := matchText{text: e.Msg}
+			fail := isFailureText(e)
+			for _, sig := range packs {
+				if (fail || sig.Layer != LayerClass) && sig.LevelAllowed(e.Level) && sig.match(&mt) {
+					add(SigMatch{Sig: sig, Src: e.Src, Text: e.Msg, Time: e.Time, Event: e, Log: l,
+						AfterShutdown: shutdownLine > 0 && e.Src.Line > shutdownLine})
 				}
 			}
 		}

@@ -36,6 +36,7 @@ func (c *analyzeCmd) Run(e *env) error {
 	if err := checkOutput(e, c.Output, c.Paths); err != nil {
 		return err
 	}
+	c.watch = rules.LineWatch(opts.Catalog)
 	f, err := c.parse(e)
 	if err != nil {
 		return err

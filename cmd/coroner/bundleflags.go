@@ -19,10 +19,14 @@ type bundleFlags struct {
 	Year     int      `help:"Year of timestamps that carry none (vLLM logs), when the bundle does not say."`
 	TZ       string   `name:"tz" help:"Time zone of timestamps that carry none (e.g. UTC, Europe/Berlin, +02:00), when the bundle does not say."`
 	Quiet    bool     `short:"q" help:"Print no progress on stderr (it shows only on a terminal, for inputs over 100 MB)."`
+
+	// watch, when a command sets it, picks the lines of every server log
+	// that user packs' signatures may match (rules.LineWatch).
+	watch facts.LineWatch
 }
 
 func (b *bundleFlags) parse(e *env) (*facts.Facts, error) {
-	opts := parser.Options{Bundle: bundle.Defaults(), Year: b.Year, Stdin: e.stdin}
+	opts := parser.Options{Bundle: bundle.Defaults(), Year: b.Year, Stdin: e.stdin, Watch: b.watch}
 	n, err := parseSize(b.MaxBytes)
 	if err != nil {
 		return nil, fail(exitUsage, "--max-bytes: %v", err)

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/coroner-dev/coroner/internal/escape"
+	"github.com/coroner-dev/coroner/parser/facts"
 	"github.com/coroner-dev/coroner/reports"
 	"github.com/coroner-dev/coroner/rules"
 	"github.com/coroner-dev/coroner/rules/calibrate"
@@ -521,6 +522,13 @@ func (c *rulesTestCmd) Run(e *env) error {
 		for _, p := range res.Problems {
 			fmt.Fprintf(e.stdout, "    %s\n", escape.Line(p))
 		}
+		if res.Run != nil {
+			// A signature that stayed quiet because of its levels says so.
+			for _, m := range rules.LevelMisses(res.Run.Index.Facts, packSignatures(set)) {
+				fmt.Fprintf(e.stdout, "    note: signature %s matches %s, but the line's level is %s, outside its levels [%s]\n",
+					m.Sig.ID, m.Src, levelName(m.Level), strings.Join(m.Sig.Levels, ", "))
+			}
+		}
 	}
 	var coverage []string
 	for _, r := range set.PackRules() {
@@ -541,6 +549,23 @@ func (c *rulesTestCmd) Run(e *env) error {
 	}
 	fmt.Fprintf(e.stdout, "ok: %s\n", summary)
 	return nil
+}
+
+// packSignatures are the signatures the packs of set define.
+func packSignatures(set *pack.Set) []*rules.Signature {
+	var out []*rules.Signature
+	for _, p := range set.Packs {
+		out = append(out, p.Signatures...)
+	}
+	return out
+}
+
+// levelName is a log level as the pack language writes it.
+func levelName(l facts.Level) string {
+	if l == facts.LevelNone {
+		return "none"
+	}
+	return strings.ToLower(string(l))
 }
 
 // findCases finds the cases under dir: txtar files, and folders with a

@@ -348,6 +348,12 @@ type Log struct {
 	// ("# --- fragment 2 ---", "...", "[...]") or a clock that jumps back.
 	// No interval is measured across one.
 	Gaps []Gap `json:"gaps,omitempty"`
+	// Watched are the lines a LineWatch wanted (any line of the log, stat
+	// lines and tracebacks included, that may match a user pack's
+	// signature), as EventLine records with their level and message;
+	// DroppedWatched counts those past MaxWatched.
+	Watched        []*LogEvent `json:"watched,omitempty"`
+	DroppedWatched int         `json:"dropped_watched,omitempty"`
 }
 
 // Gap is a break in a log: lines after Line are not the continuation of

@@ -36,7 +36,15 @@ type Scanner struct {
 	// counted is BytesRead at the end of the last line returned, to tell a
 	// final empty line from the end of input.
 	counted int64
+	// watch, if set, sees every line as it is read (see Watch).
+	watch func(line []byte, n int)
 }
+
+// Watch makes fn see every line the scanner reads, with its number, on the
+// goroutine that reads it (the read-ahead's, when one is open). The line is
+// valid only during the call. Each physical line is seen once, whoever
+// asks for it and however often.
+func (s *Scanner) Watch(fn func(line []byte, n int)) { s.watch = fn }
 
 // NewScanner returns a scanner that keeps at most maxLine bytes of a line
 // (DefaultMaxLine when maxLine <= 0).
@@ -98,6 +106,9 @@ func (s *Scanner) Scan() bool {
 			s.nulLine = s.n
 		}
 		s.nuls += bytes.Count(s.line, []byte{0})
+	}
+	if s.watch != nil {
+		s.watch(s.line, s.n)
 	}
 	return true
 }

@@ -40,7 +40,7 @@ type Case struct {
 	Top       rules.Category
 	Forbid    []rules.Category
 	ForbidTop []rules.Category
-	facts     func() (*facts.Facts, error)
+	facts     func(facts.LineWatch) (*facts.Facts, error)
 }
 
 // expectation is one entry of expected.json (as ../shared/tools/score-incidents reads it).
@@ -101,8 +101,8 @@ func Incidents(dir string) ([]Case, error) {
 		if _, err := os.Stat(caseDir); err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
-		c.facts = func() (*facts.Facts, error) {
-			return parser.ParseFS(evidenceFS{os.DirFS(caseDir)}, parser.Options{})
+		c.facts = func(w facts.LineWatch) (*facts.Facts, error) {
+			return parser.ParseFS(evidenceFS{os.DirFS(caseDir)}, parser.Options{Watch: w})
 		}
 		out = append(out, c)
 	}
@@ -156,7 +156,7 @@ func Fixtures(dir string) ([]Case, error) {
 		default:
 			return nil
 		}
-		c := Case{Set: dir, Name: filepath.ToSlash(strings.TrimPrefix(p, dir+string(filepath.Separator))), facts: tc.Facts}
+		c := Case{Set: dir, Name: filepath.ToSlash(strings.TrimPrefix(p, dir+string(filepath.Separator))), facts: tc.FactsWith}
 		for _, v := range tc.Verdict {
 			switch v.Key {
 			case "cause":
@@ -190,7 +190,7 @@ func Load(dir string) ([]Case, error) {
 
 // Run analyzes one case.
 func (c *Case) Run(opts rules.Options) (*rules.Result, error) {
-	f, err := c.facts()
+	f, err := c.facts(rules.LineWatch(opts.Catalog))
 	if err != nil {
 		return nil, err
 	}

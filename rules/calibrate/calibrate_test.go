@@ -84,7 +84,7 @@ func TestGrade(t *testing.T) {
 func TestCaseMDIsHidden(t *testing.T) {
 	cases, err := Incidents("../../fixtures/incidents")
 	require.NoError(t, err)
-	f, err := cases[0].facts()
+	f, err := cases[0].facts(nil)
 	require.NoError(t, err)
 	for _, s := range f.Sources {
 		assert.NotEqual(t, "case.md", s.Path)

@@ -218,8 +218,12 @@ func (c *Case) parseWants(data []byte, path string, firstLine int) error {
 }
 
 // Facts parses the case's evidence.
-func (c *Case) Facts() (*facts.Facts, error) {
-	opts := parser.Options{Year: c.Year, Zone: c.Zone}
+func (c *Case) Facts() (*facts.Facts, error) { return c.FactsWith(nil) }
+
+// FactsWith parses the case's evidence, keeping the lines w wants (the
+// lines user packs' signatures may match, rules.LineWatch).
+func (c *Case) FactsWith(w facts.LineWatch) (*facts.Facts, error) {
+	opts := parser.Options{Year: c.Year, Zone: c.Zone, Watch: w}
 	if c.dir != "" {
 		return parser.Parse([]string{c.dir}, opts)
 	}
@@ -250,7 +254,7 @@ func (c *Case) Run(rs []*rules.Rule, strict bool) *Result {
 // come out as in an analysis, and scopes the user's pack rules.
 func (c *Case) RunWith(opts rules.Options, scope []string, strict bool) *Result {
 	res := &Result{Case: c}
-	f, err := c.Facts()
+	f, err := c.FactsWith(rules.LineWatch(opts.Catalog))
 	if err != nil {
 		res.Problems = append(res.Problems, fmt.Sprintf("%s: %v", c.Path, err))
 		return res
