@@ -14,8 +14,10 @@ import (
 	"time"
 
 	"github.com/coroner-dev/coroner/internal/atomicfile"
+	"github.com/coroner-dev/coroner/internal/escape"
 	"github.com/coroner-dev/coroner/internal/pack"
 	"github.com/coroner-dev/coroner/internal/redact"
+	specialfile "github.com/coroner-dev/coroner/internal/special"
 	"github.com/coroner-dev/coroner/parser"
 	"github.com/coroner-dev/coroner/parser/bundle"
 	"github.com/coroner-dev/coroner/parser/facts"
@@ -317,6 +319,11 @@ func (c *bundleCmd) Run(e *env) error {
 		return fail(exitInternal, "write %s: %v", c.Output, err)
 	}
 	summarize(e, c.Quiet, c.Output, job.redactor != nil, sum, maxSize)
+	if !c.Quiet {
+		for _, n := range b.special {
+			fmt.Fprintf(e.stderr, "coroner: skipped %s\n", escape.Text(n))
+		}
+	}
 	return nil
 }
 
@@ -327,6 +334,10 @@ type bundler struct {
 	items  []pack.Item
 	arts   []manifest.Artifact
 	used   map[string]int
+	// special are the files left out for not being regular files (FIFOs,
+	// sockets, devices), each said on stderr: a bundle without them may
+	// surprise.
+	special []string
 }
 
 func (b *bundler) add(root, prefix string) error {
@@ -383,7 +394,9 @@ func (b *bundler) file(p, name string, st fs.FileInfo) {
 		b.skip(p, name, "a symbolic link (to "+target+"): links are recorded, never followed; name the target to pack it")
 		return
 	case !st.Mode().IsRegular():
-		b.skip(p, name, fmt.Sprintf("not a regular file (%s)", st.Mode().Type()))
+		why := specialfile.Describe(st.Mode()) + ", not a regular file"
+		b.skip(p, name, why)
+		b.special = append(b.special, p+": "+why)
 		return
 	}
 	// Compressed files are packed decompressed, archives member by member,
@@ -395,6 +408,14 @@ func (b *bundler) file(p, name string, st fs.FileInfo) {
 		}
 		head, err := readHead(e.Open)
 		if err != nil {
+			var nr *specialfile.NotRegularError
+			if errors.As(err, &nr) {
+				// Swapped for a FIFO or a device since it was listed.
+				why := specialfile.Describe(nr.Mode) + ", not a regular file"
+				b.skip(p, e.Name, why)
+				b.special = append(b.special, p+": "+why)
+				continue
+			}
 			b.skip(p, e.Name, "unreadable: "+unwrapPathError(err).Error())
 			continue
 		}

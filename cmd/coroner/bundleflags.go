@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/coroner-dev/coroner/internal/escape"
 	"github.com/coroner-dev/coroner/parser"
 	"github.com/coroner-dev/coroner/parser/bundle"
 	"github.com/coroner-dev/coroner/parser/facts"
@@ -53,6 +54,17 @@ func (b *bundleFlags) parse(e *env) (*facts.Facts, error) {
 	pl.stop()
 	if err != nil {
 		return nil, fail(exitInput, "%v", err)
+	}
+	if !b.Quiet {
+		// What was left out for not being a regular file (a FIFO, a
+		// socket, a device) is said here too, not only in the report.
+		for _, s := range f.Sources {
+			for _, is := range s.Issues {
+				if strings.HasSuffix(is.Detail, bundle.SkippedSuffix) {
+					fmt.Fprintf(e.stderr, "coroner: %s\n", escape.Text(is.Detail))
+				}
+			}
+		}
 	}
 	return f, nil
 }

@@ -2,10 +2,12 @@ package collect
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 
+	"github.com/coroner-dev/coroner/internal/special"
 	"github.com/coroner-dev/coroner/parser/manifest"
 )
 
@@ -14,18 +16,17 @@ import (
 // them that says how much was left out. The log may grow while it is read;
 // what is read is what the file held at the Stat.
 func ReadHeadTail(p string, head, tail int64) ([]byte, *manifest.Cut, os.FileInfo, error) {
-	f, err := os.Open(p)
+	// Opened without waiting: a FIFO (or a device) named as the log would
+	// hold open() forever, past SIGTERM. What it is, is judged on the
+	// opened file.
+	f, st, err := special.Open(p, true)
+	if errors.Is(err, special.ErrNotRegular) {
+		return nil, nil, st, fmt.Errorf("%s is %s: %w", p, special.Describe(st.Mode()), ErrNotRegular)
+	}
 	if err != nil {
 		return nil, nil, nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, nil, st, fmt.Errorf("%s: %w", p, ErrNotRegular)
-	}
 	size := st.Size()
 	if size <= head+tail {
 		data := make([]byte, size)

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+
+	"github.com/coroner-dev/coroner/internal/special"
 )
 
 // OpenNoFollow opens a file for reading, refusing a symbolic link.
@@ -17,5 +19,6 @@ func OpenNoFollow(p string) (*os.File, error) {
 	if st.Mode()&fs.ModeSymlink != 0 {
 		return nil, fmt.Errorf("%s: a symbolic link", p)
 	}
-	return os.Open(p)
+	f, _, err := special.Open(p, false)
+	return f, err
 }

@@ -1,10 +1,12 @@
 package bundle
 
 import (
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
 
+	"github.com/coroner-dev/coroner/internal/special"
 	"github.com/coroner-dev/coroner/parser/facts"
 )
 
@@ -54,15 +56,30 @@ func (w *walker) walkDir(root string) {
 			e.Size = 0
 			w.link(e, true, target)
 		case !t.IsRegular():
-			w.issue(path, facts.IssueUnreadable, "%s is not a regular file (%v): skipped", path, t)
+			w.issue(path, facts.IssueUnreadable, "%s is %s"+SkippedSuffix, path, special.Describe(t))
 		default:
-			f, err := os.Open(fp)
-			if err != nil {
+			// What the file is, is judged again on the opened file, which
+			// open() does not wait for: it may have been swapped for a
+			// FIFO since the folder was listed.
+			f, st, err := special.Open(fp, false)
+			var nr *special.NotRegularError
+			switch {
+			case errors.As(err, &nr):
+				w.issue(path, facts.IssueUnreadable, "%s is %s"+SkippedSuffix, path, special.Describe(nr.Mode))
+				return nil
+			case err != nil:
 				w.unreadable(e, facts.IssueUnreadable, "cannot open %s (%v)", path, err)
 				return nil
 			}
-			r, ra := w.stored(f, f)
-			w.open(p, e, r, ra, e.Size, false)
+			if special.Pseudo(f) {
+				e.Size = -1
+				r, _ := w.stored(w.bounded(path, f), nil)
+				w.open(p, e, r, nil, -1, false)
+			} else {
+				e.Size, e.ModTime = st.Size(), st.ModTime()
+				r, ra := w.stored(f, f)
+				w.open(p, e, r, ra, e.Size, false)
+			}
 			_ = f.Close()
 		}
 		return nil

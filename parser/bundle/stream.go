@@ -20,6 +20,18 @@ import (
 // threat.
 const ratioFloor = 1 << 20
 
+// Work is bounded per input byte, not only per output byte: every line
+// costs a parser the same whatever its length, so a small stream of
+// newlines under the ratio limit (2.5 MB of gzip expanding to 1 GB of
+// empty lines) would keep the analyzer busy for minutes. A compressed
+// stream may yield at most maxLinesPerByte lines per compressed byte, once
+// past linesFloor lines. Real logs hold well under one line per compressed
+// byte (the benchmark's SGLang log in zstd: 0.04).
+const (
+	linesFloor      = 4 << 20
+	maxLinesPerByte = 8
+)
+
 // streamError is a failure of a compressed or archived stream. It is
 // reported once as a parse issue, by whoever meets it first, and then
 // travels up through every reader stacked on the broken stream.
@@ -103,6 +115,10 @@ type stage struct {
 	maxRatio float64
 	window   uint64 // the zstd window limit, for its message
 	err      error
+	// dense counts lines, for a stream that decompresses: its lines are
+	// bounded per compressed byte.
+	dense bool
+	lines int64
 }
 
 func (s *stage) Read(p []byte) (n int, err error) {
@@ -116,6 +132,15 @@ func (s *stage) Read(p []byte) (n int, err error) {
 		if float64(s.out) > s.maxRatio*float64(in) {
 			s.err = &streamError{kind: facts.IssueBomb, msg: s.bombMsg(in)}
 			return n, s.err
+		}
+	}
+	if s.dense && s.in != nil {
+		s.lines += int64(bytes.Count(p[:n], newline))
+		if s.lines > linesFloor {
+			if in := max(s.in(), 1); s.lines > maxLinesPerByte*in {
+				s.err = &streamError{kind: facts.IssueBomb, msg: s.denseMsg(in)}
+				return n, s.err
+			}
 		}
 	}
 	if err != nil && err != io.EOF {
@@ -134,6 +159,17 @@ func (s *stage) read(p []byte) (n int, err error) {
 		}
 	}()
 	return s.r.Read(p)
+}
+
+var newline = []byte{'\n'}
+
+func (s *stage) denseMsg(in int64) string {
+	what := s.format + " stream of " + s.what
+	if s.format == "zip" {
+		what = "zip entry " + s.what
+	}
+	return fmt.Sprintf("%s holds more than %d lines per compressed byte (%d lines from %d bytes): content that dense is built to keep a parser busy, not a log: stopped there",
+		what, maxLinesPerByte, s.lines, in)
 }
 
 func (s *stage) bombMsg(in int64) string {

@@ -46,7 +46,7 @@ func (w *walker) walkTar(r io.Reader, p parent) bool {
 			e.Size = 0
 			w.link(e, false, hdr.Linkname)
 		case tar.TypeChar, tar.TypeBlock, tar.TypeFifo:
-			w.issue(path, facts.IssueUnreadable, "%s is a %s, not a regular file: skipped", path, tarTypeName(hdr.Typeflag))
+			w.issue(path, facts.IssueUnreadable, "%s is a %s"+SkippedSuffix, path, tarTypeName(hdr.Typeflag))
 		default:
 			// Regular files, and by POSIX any type tar does not know. The
 			// ratio check catches sparse entries that expand from nothing.

@@ -13,6 +13,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 	"github.com/ulikunitz/xz"
 
+	"github.com/coroner-dev/coroner/internal/special"
 	"github.com/coroner-dev/coroner/parser/facts"
 )
 
@@ -56,12 +57,43 @@ func Walk(path string, opts Options, fn WalkFunc) error {
 		w.walkDir(path)
 		return w.err
 	}
-	f, err := os.Open(path)
+	// Judged on the opened file, which open() does not wait for: a FIFO
+	// without a writer, a device or a socket is no bundle.
+	f, _, err := special.Open(path, true)
 	if err != nil {
+		var nr *special.NotRegularError
+		if errors.As(err, &nr) {
+			return fmt.Errorf("open bundle: %s is %s, not a file, folder or archive: not read (to read a stream, pipe it to coroner's stdin: ... | coroner analyze -)",
+				filepath.Base(path), special.Describe(nr.Mode))
+		}
 		return fmt.Errorf("open bundle: %w", err)
 	}
 	defer f.Close()
+	if special.Pseudo(f) {
+		// /proc/meminfo, a cgroup's memory.events: no size to trust.
+		name := filepath.Base(path)
+		w := newWalker(name, opts, fn)
+		defer w.close()
+		r := w.bounded(name, f)
+		top := &Entry{Path: name, Container: "file", Size: -1}
+		rr, _ := w.stored(r, nil)
+		w.open(parent{}, top, rr, nil, 0, true)
+		return w.err
+	}
 	return WalkReader(filepath.Base(path), f, opts, fn)
+}
+
+// SkippedSuffix ends the issue of every entry left out because it is not a
+// regular file (a FIFO, a socket, a device; in a folder or an archive).
+const SkippedSuffix = ", not a regular file: skipped"
+
+// bounded reads a file of /proc or /sys at most up to special.MaxPseudo
+// bytes, and says so on the entry when that cut it.
+func (w *walker) bounded(path string, f *os.File) io.Reader {
+	return special.NewBounded(f, func() {
+		w.issue(path, facts.IssueTruncated, "%s is a file of /proc, /sys or another kernel file system, which has no size: its first %d bytes were read",
+			path, special.MaxPseudo)
+	})
 }
 
 // WalkReader reads a bundle from r as Walk reads a file; name is the
@@ -338,7 +370,7 @@ func describe(h []byte) string {
 // failure to start is a *streamError, not yet reported.
 func (w *walker) decompress(c compression, br *bufio.Reader, src *counter, head []byte, what string, level int) (st *stage, mod time.Time, err error) {
 	st = &stage{src: src, in: func() int64 { return src.n - int64(br.Buffered()) }, format: c.name(), what: what,
-		maxRatio: w.opts.MaxRatio, window: w.opts.MaxZstdWindow}
+		maxRatio: w.opts.MaxRatio, window: w.opts.MaxZstdWindow, dense: true}
 	defer func() {
 		if r := recover(); r != nil {
 			err = st.fail(fmt.Errorf("decoder failed: %v", r))

@@ -8,9 +8,11 @@ import (
 	"io"
 	"io/fs"
 	"math"
+	"sort"
 
 	"github.com/klauspost/compress/flate"
 
+	"github.com/coroner-dev/coroner/internal/special"
 	"github.com/coroner-dev/coroner/parser/facts"
 )
 
@@ -63,7 +65,8 @@ func openZip(ra io.ReaderAt, size int64) (zr *zip.Reader, err error) {
 
 // walkZip delivers a zip's members in the order of its central directory.
 func (w *walker) walkZip(zr *zip.Reader, p parent) {
-	for _, f := range zr.File {
+	shared := overlapping(zr.File)
+	for i, f := range zr.File {
 		if w.stop {
 			return
 		}
@@ -79,6 +82,12 @@ func (w *walker) walkZip(zr *zip.Reader, p parent) {
 		if why != "" {
 			w.unsafePath(path, f.Name, why)
 		}
+		if j, ok := shared[i]; ok {
+			other, _ := cleanPath(zr.File[j].Name)
+			w.issue(path, facts.IssueBomb, "zip entry %s shares its compressed data with entry %s: overlapping entries make a small zip expand without bound (a zip bomb): skipped",
+				path, p.prefix+other)
+			continue
+		}
 		size := int64(-1)
 		if f.UncompressedSize64 <= math.MaxInt64 {
 			size = int64(f.UncompressedSize64)
@@ -89,7 +98,7 @@ func (w *walker) walkZip(zr *zip.Reader, p parent) {
 			e.Size = 0
 			w.link(e, true, zipLinkTarget(f))
 		case !mode.IsRegular():
-			w.issue(path, facts.IssueUnreadable, "%s is not a regular file (mode %v): skipped", path, mode)
+			w.issue(path, facts.IssueUnreadable, "%s is %s"+SkippedSuffix, path, special.Describe(mode))
 		default:
 			rc, err := openZipFile(f)
 			if err != nil {
@@ -104,7 +113,8 @@ func (w *walker) walkZip(zr *zip.Reader, p parent) {
 			if f.CompressedSize64 <= math.MaxInt64 {
 				compressed = int64(f.CompressedSize64)
 			}
-			st := &stage{r: rc, in: func() int64 { return compressed }, format: "zip", what: path, maxRatio: w.opts.MaxRatio}
+			st := &stage{r: rc, in: func() int64 { return compressed }, format: "zip", what: path, maxRatio: w.opts.MaxRatio,
+				dense: f.Method != zip.Store}
 			w.open(p, e, st, nil, size, false)
 			_ = rc.Close()
 		}
@@ -134,4 +144,53 @@ func zipLinkTarget(f *zip.File) (target string) {
 	defer rc.Close()
 	b, _ := io.ReadAll(io.LimitReader(rc, maxLinkTarget))
 	return string(b)
+}
+
+// overlapping finds the entries whose data overlaps that of an earlier one
+// in the archive (by offset): entry index -> the entry it overlaps. A zip
+// whose directory points many entries at the same compressed bytes expands
+// each of them again; only the first of each overlap is read.
+func overlapping(files []*zip.File) map[int]int {
+	type span struct {
+		i          int
+		start, end int64
+	}
+	spans := make([]span, 0, len(files))
+	for i, f := range files {
+		off, err := dataOffset(f)
+		if err != nil || f.CompressedSize64 > math.MaxInt64-uint64(off) {
+			continue // opening it fails, and says why
+		}
+		spans = append(spans, span{i, off, off + int64(f.CompressedSize64)})
+	}
+	sort.Slice(spans, func(a, b int) bool {
+		if spans[a].start != spans[b].start {
+			return spans[a].start < spans[b].start
+		}
+		return spans[a].i < spans[b].i
+	})
+	var out map[int]int
+	owner, end := -1, int64(-1)
+	for _, s := range spans {
+		if owner >= 0 && s.start < end && s.end > s.start {
+			if out == nil {
+				out = map[int]int{}
+			}
+			out[s.i] = owner
+			continue
+		}
+		if s.end > end {
+			owner, end = s.i, s.end
+		}
+	}
+	return out
+}
+
+func dataOffset(f *zip.File) (off int64, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			off, err = 0, fmt.Errorf("zip reader failed: %v", r)
+		}
+	}()
+	return f.DataOffset()
 }

@@ -74,7 +74,8 @@ func (w *walker) walkZipLocal(r io.Reader, p parent) {
 		extraLen := int(binary.LittleEndian.Uint16(h[28:]))
 		rawName := make([]byte, nameLen)
 		extra := make([]byte, extraLen)
-		if _, err := io.ReadFull(br, rawName); err == nil {
+		_, err = io.ReadFull(br, rawName)
+		if err == nil {
 			_, err = io.ReadFull(br, extra)
 		}
 		if err != nil {
@@ -140,7 +141,7 @@ func (w *walker) walkZipLocal(r io.Reader, p parent) {
 				start := pos()
 				cr = &crcReader{r: content, h: crc32.NewIEEE(), want: crc, check: !descriptor}
 				st = &stage{r: cr, src: src, in: func() int64 { return pos() - start }, format: "zip", what: path,
-					maxRatio: w.opts.MaxRatio}
+					maxRatio: w.opts.MaxRatio, dense: method != 0}
 				w.open(p, e, st, nil, size, false)
 				w.drain(st, path, st.out)
 			}

@@ -1,0 +1,7 @@
+//go:build !linux
+
+package special
+
+import "os"
+
+func pseudo(*os.File) bool { return false }
