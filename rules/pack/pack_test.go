@@ -2,6 +2,7 @@ package pack
 
 import (
 	"os"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"strings"
@@ -467,4 +468,39 @@ func TestDocsNameTheView(t *testing.T) {
 			assert.Contains(t, section, "`"+tag, "README: %s.%s", rt.Name(), tag)
 		}
 	}
+}
+
+// A pack rule can work at the layers below the exact signatures: the
+// library that owns a traceback's innermost frames, the phase coroner
+// placed the failure in, the frames themselves.
+func TestPackRuleReadsTheFailingLibraryAndPhase(t *testing.T) {
+	dir := t.TempDir()
+	// sgl-project/sglang CI (flashinfer-ai/flashinfer#1892), as pasted.
+	log := `[2025-10-09 04:13:01 TP0] Capture cuda graph begin. This can take up to several minutes. avail mem=62.10 GB
+[2025-10-09 04:13:06 TP0] Scheduler hit an exception: Traceback (most recent call last):
+  File "/sglang/python/sglang/srt/model_executor/cuda_graph_runner.py", line 485, in capture
+    ) = self.capture_one_batch_size(bs, forward)
+  File "/sglang/python/sglang/srt/model_executor/cuda_graph_runner.py", line 661, in capture_one_batch_size
+    run_once()
+RuntimeError: CUDA error: operation not permitted when stream is capturing
+`
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "server.log"), []byte(log), 0o644))
+	f, err := parser.Parse([]string{dir}, parser.Options{})
+	require.NoError(t, err)
+	pk, err := Parse([]byte(`rules:
+  - id: capture-in-graph-runner
+    title: a capture failure raised in the graph runner
+    doc: d
+    category: cuda-graph
+    match:
+      type: traceback
+    when: event.library == "cuda-graph" and event.phase == "cuda-graph-capture" and "capture_one_batch_size" in event.frames
+    message: '{{ event.exc_type }} in {{ event.library }}, {{ event.phase }}'
+`), "t.yaml")
+	require.NoError(t, err)
+	set, err := New(pk)
+	require.NoError(t, err)
+	res := rules.Run(f, rules.Options{Rules: set.PackRules()})
+	require.Len(t, res.Findings, 1, "%+v", res.Inconclusive)
+	assert.Equal(t, "RuntimeError in cuda-graph, cuda-graph-capture", res.Findings[0].Message)
 }

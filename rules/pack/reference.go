@@ -78,7 +78,11 @@ The view:
                              type), in log order
   event             record   in a rule with match: the event being tested:
                              type, msg, level, proc, time, fields, exc_type,
-                             exc_msg, file, line
+                             exc_msg, file, line; for a traceback library
+                             (the one owning its innermost frames: flashinfer,
+                             triton, nccl, cuda-graph ...) and frames (its
+                             functions, outermost first); for a failure phase
+                             (where coroner placed it)
   matches           int      in a rule with match: how many events matched
 
 A missing key reads as "": test presence with "key" in settings. Operators:

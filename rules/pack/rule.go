@@ -136,7 +136,7 @@ func (d *ruleDef) run(p *rules.Pass) {
 		var evalErr error
 		for _, h := range hits {
 			if d.when != nil {
-				e.Event, e.Matches = newEvent(h), len(hits)
+				e.Event, e.Matches = newEvent(p.Index, h), len(hits)
 				ok, err := d.when.bool(e)
 				if err != nil {
 					evalErr = err
@@ -155,7 +155,7 @@ func (d *ruleDef) run(p *rules.Pass) {
 			return
 		}
 		first, n = kept[0], len(kept)
-		e.Event, e.Matches = newEvent(first), n
+		e.Event, e.Matches = newEvent(p.Index, first), n
 		for i, h := range kept {
 			if i == 5 {
 				break

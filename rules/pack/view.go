@@ -121,6 +121,13 @@ type Event struct {
 	ExcMsg string         `expr:"exc_msg"`
 	File   string         `expr:"file"`
 	Line   int            `expr:"line"`
+	// Library owns the innermost frames of its traceback (frames.yaml's
+	// libraries: flashinfer, triton, nccl ...); Phase is where a failure
+	// was placed (by its frames, its message, the milestones); Frames are
+	// its traceback's functions, outermost first.
+	Library string   `expr:"library"`
+	Phase   string   `expr:"phase"`
+	Frames  []string `expr:"frames"`
 
 	fact *facts.LogEvent
 }
@@ -285,11 +292,24 @@ func (v *View) procs() {
 	}
 }
 
-func newEvent(e *facts.LogEvent) Event {
+func newEvent(idx *rules.Index, e *facts.LogEvent) Event {
 	out := Event{Type: string(e.Type), Msg: e.Msg, Level: string(e.Level), Proc: e.Proc.Key(),
-		Fields: e.Fields, File: e.Src.File, Line: e.Src.Line, fact: e}
+		Fields: e.Fields, File: e.Src.File, Line: e.Src.Line, fact: e, Frames: []string{}}
 	if out.Fields == nil {
 		out.Fields = map[string]any{}
+	}
+	if tb := e.Traceback; tb != nil && idx != nil {
+		if lib, _, ok := idx.Frames.InnermostLibrary(tb); ok {
+			out.Library = lib
+		}
+		for _, f := range tb.Frames {
+			out.Frames = append(out.Frames, f.Func)
+		}
+	}
+	if idx != nil && isFailure(idx, e) {
+		if l := logOf(idx, e); l != nil {
+			out.Phase = string(idx.PlaceFailure(l, e).Phase)
+		}
 	}
 	if !e.Time.IsZero() {
 		out.Time = e.Time.UTC().Format(time.RFC3339)
@@ -318,7 +338,7 @@ func (v *View) events(types ...string) []Event {
 			if len(types) > 0 && !containsStr(types, string(e.Type)) {
 				continue
 			}
-			out = append(out, newEvent(e))
+			out = append(out, newEvent(v.idx, e))
 		}
 	}
 	if out == nil {
@@ -362,4 +382,25 @@ func cite(item any) (rules.Evidence, bool) {
 			Text: fmt.Sprintf("%s on %s: %.1f GiB free of %.1f GiB", x.FS, x.Mount, x.AvailGiB, x.SizeGiB)}, x.File != ""
 	}
 	return rules.Evidence{}, false
+}
+
+// isFailure reports an event the index counts among the run's failures.
+func isFailure(idx *rules.Index, e *facts.LogEvent) bool {
+	for _, f := range idx.State.Failures {
+		if f == e {
+			return true
+		}
+	}
+	return false
+}
+
+// logOf returns the log that holds the event.
+func logOf(idx *rules.Index, e *facts.LogEvent) *facts.Log {
+	for _, l := range idx.Facts.Logs {
+		if e.Src.File != l.Path {
+			continue
+		}
+		return l
+	}
+	return nil
 }
