@@ -1,6 +1,8 @@
 package rules
 
 import (
+	"bytes"
+
 	"github.com/coroner-dev/coroner/parser/facts"
 )
 
@@ -19,7 +21,15 @@ import (
 
 // packWatch is the facts.LineWatch of the signatures that are not built in.
 type packWatch struct {
-	sigs []*Signature
+	sigs []watchedSig
+}
+
+// watchedSig is one signature's test of a raw line: its prefilter's
+// literals as bytes (lower case when fold), or its regexp when it has none.
+type watchedSig struct {
+	lits [][]byte
+	fold bool
+	sig  *Signature
 }
 
 // LineWatch returns the watch the parser needs for sigs: nil when every one
@@ -27,9 +37,14 @@ type packWatch struct {
 func LineWatch(sigs []*Signature) facts.LineWatch {
 	var w packWatch
 	for _, s := range sigs {
-		if !s.builtin && s.re != nil {
-			w.sigs = append(w.sigs, s)
+		if s.builtin || s.re == nil {
+			continue
 		}
+		ws := watchedSig{fold: s.pf.fold, sig: s}
+		for _, l := range s.pf.lits {
+			ws.lits = append(ws.lits, []byte(l))
+		}
+		w.sigs = append(w.sigs, ws)
 	}
 	if len(w.sigs) == 0 {
 		return nil
@@ -37,21 +52,59 @@ func LineWatch(sigs []*Signature) facts.LineWatch {
 	return &w
 }
 
-// Want reports a raw line that one of the signatures may match: its
-// prefilter passes, or it has none and its regexp matches the raw line.
-// The header is still on the line, so the regexp decides again on the
-// message later.
+// Want reports a raw line that one of the signatures may match: one of its
+// literals is in the line, or it has none and its regexp matches the raw
+// line. The header is still on the line, so the regexp decides again on
+// the message later. It allocates nothing: the parser calls it on every
+// line of every log.
 func (w *packWatch) Want(line []byte) bool {
-	mt := matchText{text: string(line)}
-	for _, s := range w.sigs {
-		if !s.pf.mayMatch(&mt) {
+	for i := range w.sigs {
+		s := &w.sigs[i]
+		if len(s.lits) == 0 {
+			if s.sig.re.Match(line) {
+				return true
+			}
 			continue
 		}
-		if len(s.pf.lits) > 0 || s.re.MatchString(mt.text) {
-			return true
+		for _, l := range s.lits {
+			if s.fold && containsFold(line, l) || !s.fold && bytes.Contains(line, l) {
+				return true
+			}
 		}
 	}
 	return false
+}
+
+// containsFold reports whether b holds lit (lower case, ASCII) in any
+// case. Unicode folds two ASCII letters to other runes too ('k' to the
+// Kelvin sign, 's' to the long s), which the regexp would accept: a line
+// that could hold them always may match.
+func containsFold(b, lit []byte) bool {
+	if len(lit) == 0 {
+		return true
+	}
+	c := lit[0]
+	up := c
+	if 'a' <= c && c <= 'z' {
+		up = c - 'a' + 'A'
+	}
+	for _, first := range []byte{c, up} {
+		rest := b
+		for {
+			j := bytes.IndexByte(rest, first)
+			if j < 0 || len(rest)-j < len(lit) {
+				break
+			}
+			if bytes.EqualFold(rest[j:j+len(lit)], lit) {
+				return true
+			}
+			rest = rest[j+1:]
+		}
+		if up == c {
+			break
+		}
+	}
+	return bytes.ContainsAny(lit, "ks") && !isASCII(string(b))
 }
 
 // packSignatures are the signatures of sigs that are not built in: they
