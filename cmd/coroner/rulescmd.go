@@ -10,10 +10,12 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/coroner-dev/coroner/internal/escape"
 	"github.com/coroner-dev/coroner/parser/facts"
+	"github.com/coroner-dev/coroner/parser/kernlog"
 	"github.com/coroner-dev/coroner/reports"
 	"github.com/coroner-dev/coroner/rules"
 	"github.com/coroner-dev/coroner/rules/calibrate"
@@ -191,8 +193,8 @@ func (c *rulesListCmd) Run(e *env) error {
 			exact++
 		}
 	}
-	_, err = fmt.Fprintf(e.stdout, "\ncatalog: %d signatures, %d classes of errors, %d relays in %d categories (coroner rules list --signatures lists them by category)\n",
-		exact, classes, relays, len(byCategory(set.Catalog())))
+	_, err = fmt.Fprintf(e.stdout, "\ncatalog: %d signatures, %d classes of errors, %d relays in %d categories (coroner rules list --signatures lists them by category); %d Xid codes (coroner rules explain xid-79)\n",
+		exact, classes, relays, len(byCategory(set.Catalog())), len(kernlog.XidCodes()))
 	return err
 }
 
@@ -282,7 +284,11 @@ func listSignatures(e *env, set *pack.Set, format string) error {
 		tw.row(c, fmt.Sprint(n), fmt.Sprint(k), fmt.Sprint(d))
 	}
 	tw.row("all", fmt.Sprint(total), fmt.Sprint(classes), fmt.Sprint(derived))
-	return tw.flush()
+	if err := tw.flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(e.stdout, "\nand %d Xid codes of NVIDIA's driver with their meaning and action (rules/catalog/xid.yaml; coroner rules explain xid-79), which the kernel-log parser reads and the gpu-fault rule reports\n", len(kernlog.XidCodes()))
+	return err
 }
 
 func writeJSON(e *env, v any) error {
@@ -377,6 +383,29 @@ func (c *rulesExplainCmd) Run(e *env) error {
 		}
 		writeRefs(w, s.References)
 		return nil
+	}
+	if code, ok := strings.CutPrefix(c.ID, "xid-"); ok {
+		if n, err := strconv.Atoi(code); err == nil {
+			if x, ok := kernlog.XidInfo(n); ok {
+				fmt.Fprintf(w, "Xid %d: %s (%s)\n\nseverity: %s", x.Code, x.Meaning, x.Name, x.Severity)
+				if x.Secondary {
+					fmt.Fprintf(w, "   usually follows another Xid")
+				}
+				if x.Hardware {
+					fmt.Fprintf(w, "   usually a failing part")
+				}
+				fmt.Fprintf(w, "\nNVIDIA's resolution: %s", orDash(x.Immediate))
+				if x.Investigate != "" {
+					fmt.Fprintf(w, "; investigate: %s", x.Investigate)
+				}
+				if len(x.Causes) > 0 {
+					fmt.Fprintf(w, "\npossible causes: %s", strings.Join(x.Causes, ", "))
+				}
+				fmt.Fprintf(w, "\n\naction: %s\n\nreported by: gpu-fault (from the kernel log)\n", x.Action)
+				writeRefs(w, []string{"https://docs.nvidia.com/deploy/xid-errors/index.html"})
+				return nil
+			}
+		}
 	}
 	return fail(exitUsage, "no rule or signature %q (coroner rules list shows the rules, --signatures the signatures)", c.ID)
 }

@@ -28,7 +28,7 @@ func TestRulesList(t *testing.T) {
 	assert.Regexp(t, `^ID\s+SEVERITY\s+CATEGORY\s+TITLE$`, lines[0])
 	// Every built-in rule, and the suppression rule, one row each; then the catalog's size.
 	assert.Len(t, lines, 1+len(rules.Registered())+1)
-	assert.Regexp(t, `^catalog: \d{3} signatures, \d+ classes of errors, \d+ relays in \d+ categories`, summary)
+	assert.Regexp(t, `^catalog: \d{3} signatures, \d+ classes of errors, \d+ relays in \d+ categories .*; \d+ Xid codes`, summary)
 	assert.Regexp(t, `(?m)^stall\s+error\s+-\s+startup stalled`, out)
 	assert.Regexp(t, `(?m)^suppression\s+info\s+-\s+suppression matched no finding$`, out)
 	assert.NotContains(t, out, "acme-")
@@ -91,6 +91,8 @@ func TestRulesExplain(t *testing.T) {
 		{"signature with a fix", []string{"trtllm-backend-needs-sm100"}, exitOK, []string{
 			"printed by: sglang >=0.5.6.post1, <0.5.7\n  fixed in: sglang 0.5.7\n  (the range above is the entry's own"}},
 		{"relay", []string{"sglang-child-failed"}, exitOK, []string{"relay: it reports another failure"}},
+		{"xid", []string{"xid-79"}, exitOK, []string{"Xid 79: GPU has fallen off the bus", "ROBUST_CHANNEL_GPU_HAS_FALLEN_OFF_THE_BUS", "severity: critical", "action: The GPU is gone until the machine reboots"}},
+		{"no such xid", []string{"xid-9999"}, exitUsage, []string{`no rule or signature "xid-9999"`}},
 		{"pack signature", []string{"acmefs-stale-handle", "--rules", examplePack}, exitOK, []string{
 			"defined at " + examplePack + ":10", "reported by: signature"}},
 		{"suppression", []string{"suppression"}, exitOK, []string{"suppression: suppression matched no finding"}},
