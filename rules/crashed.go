@@ -195,16 +195,6 @@ func logOf(idx *Index, e *facts.LogEvent) *facts.Log {
 	return nil
 }
 
-// explained reports whether a catalog signature matched a live failure.
-func explained(idx *Index) bool {
-	for _, m := range idx.SigMatches {
-		if !m.AfterShutdown && m.Sig.Outcome == OutcomeCrashed {
-			return true
-		}
-	}
-	return false
-}
-
 // bindFailure reports a failure that is a taken port.
 func bindFailure(idx *Index, e *facts.LogEvent) bool {
 	for _, m := range idx.SigMatches {

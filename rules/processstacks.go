@@ -50,7 +50,6 @@ reported as missing evidence.`,
 // procStack is the main thread of one process in one dump.
 type procStack struct {
 	pid   int
-	name  string
 	st    *facts.PyStack
 	wait  Wait
 	at    string

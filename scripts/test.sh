@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# The project's test command (README, .ci/run): vet, gofmt, every Go test, a
-# short fuzzing pass over every fuzz target, and the example user rule pack.
+# The project's test command (README, .ci/run): vet, staticcheck, gofmt,
+# every Go test, a short fuzzing pass over every fuzz target, and the example
+# user rule pack.
 # It needs no git checkout and reads nothing from stdin. Each step says how
 # long it took; a step that fails says which, why, and with what output.
 #
-#   scripts/test.sh                 # everything (about 4 minutes on 2 cores, warm)
+#   scripts/test.sh                 # everything (about 5 minutes on 2 cores, warm)
 #   FUZZTIME=10s scripts/test.sh    # fuzz longer (default 1s per target)
 #   FUZZTIME=0 scripts/test.sh      # no fuzzing (the seed corpora still run in go test)
 #   STEPS="gofmt fuzz" FUZZPKGS=./parser/procs scripts/test.sh   # some steps, some packages
@@ -13,7 +14,10 @@ cd "$(dirname "$0")/.."
 exec </dev/null
 
 FUZZTIME=${FUZZTIME:-1s}
-STEPS=${STEPS:-vet gofmt test fuzz rules}
+STEPS=${STEPS:-vet staticcheck gofmt test fuzz rules}
+# staticcheck is pinned: a new release brings new checks, which would fail
+# CI on code that did not change. 0.8.2 is staticcheck 2026.2.2.
+STATICCHECK_VERSION=v0.8.2
 FUZZPKGS=${FUZZPKGS:-./...}
 start=$SECONDS
 log=$(mktemp -d)
@@ -59,6 +63,29 @@ check_gofmt() {
 		echo "$unformatted"
 		return 1
 	fi
+}
+
+# staticcheck: the pinned release, installed with go install (from the Go
+# module proxy, the one network CI has) unless that very version is already
+# where go install puts it (GOBIN, or GOPATH's bin), then run on every
+# package. Its findings are its output.
+run_staticcheck() {
+	local dir bin want out
+	dir=$(go env GOBIN)
+	if [ -z "$dir" ]; then
+		dir=$(go env GOPATH)
+		dir="${dir%%:*}/bin"
+	fi
+	bin="$dir/staticcheck"
+	want="(${STATICCHECK_VERSION#v})"
+	if ! "$bin" -version 2>/dev/null | grep -qF "$want"; then
+		if ! out=$(go install "honnef.co/go/tools/cmd/staticcheck@$STATICCHECK_VERSION" 2>&1); then
+			echo "installing staticcheck $STATICCHECK_VERSION with go install FAILED (it needs the Go module proxy):" >&2
+			echo "$out" >&2
+			return 1
+		fi
+	fi
+	"$bin" ./...
 }
 
 # fuzz: the test binaries of the packages with fuzz targets, built in one go
@@ -122,6 +149,7 @@ fuzz() {
 want() { [[ " $STEPS " == *" $1 "* ]]; }
 
 want vet && step "go vet" go vet ./...
+want staticcheck && step "staticcheck $STATICCHECK_VERSION" run_staticcheck
 want gofmt && step "gofmt" check_gofmt
 want test && step "go test" go test -count=1 ./...
 if want fuzz && [ "$FUZZTIME" != "0" ]; then

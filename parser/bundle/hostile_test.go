@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"archive/zip"
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"hash/crc32"
 	"io"
@@ -809,4 +810,49 @@ func noise(seed, n int) string {
 		b[i] = 'a' + byte(x>>24)%26
 	}
 	return string(b)
+}
+
+// TestZipLocalHeaderCut cuts a zip with no central directory inside the
+// second entry's local header: in its fixed part, its name or its extra
+// field. The walk keeps the first entry and says where the stream ended;
+// a cut in the name or the extra field was once lost (the read's error
+// was shadowed) and read as an entry with a partial name.
+func TestZipLocalHeaderCut(t *testing.T) {
+	ms := []member{
+		{name: "first.log", body: noise(1, 5000)},
+		{name: "second-with-a-long-name.log", body: noise(2, 5000)},
+	}
+	data := makeZip(t, ms) // Modified set: each local header has an extended-timestamp extra field
+	second := bytes.Index(data[4:], []byte("PK\x03\x04")) + 4
+	require.Greater(t, second, 4)
+	nameLen := int(binary.LittleEndian.Uint16(data[second+26:]))
+	extraLen := int(binary.LittleEndian.Uint16(data[second+28:]))
+	require.Equal(t, len(ms[1].name), nameLen)
+	require.Positive(t, extraLen, "the writer gave the entry no extra field")
+	nameAt := second + 30
+	extraAt := nameAt + nameLen
+	for _, tc := range []struct {
+		name string
+		cut  int
+		want string
+	}{
+		{"in the fixed header", second + 20, fmt.Sprintf("ends after entry first.log, at byte %d", second+20)},
+		{"in the name", nameAt + 5, fmt.Sprintf("ends inside an entry header after entry first.log, at byte %d", nameAt+5)},
+		{"in the extra field", extraAt + extraLen/2, fmt.Sprintf("ends inside an entry header after entry first.log, at byte %d", extraAt+extraLen/2)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := walkBytes(t, "b.zip", data[:tc.cut], Options{})
+			assert.Equal(t, []string{"first.log"}, g.paths())
+			assert.Equal(t, ms[0].body, g.entries[0].Content)
+			assert.NoError(t, g.entries[0].Err)
+			// One issue says the directory is missing, the other where
+			// the entries stopped.
+			trunc := g.issuesOf(facts.IssueTruncated)
+			require.Len(t, trunc, 2, "%v", g.issues)
+			assert.Contains(t, trunc[0].Detail, "has no readable central directory")
+			assert.Equal(t, "b.zip", trunc[1].Src.File)
+			assert.Equal(t, "zip archive b.zip, read from its entry headers, "+tc.want+": the rest was not read", trunc[1].Detail)
+			assert.Len(t, g.issues, 2, "%v", g.issues)
+		})
+	}
 }

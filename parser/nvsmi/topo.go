@@ -57,9 +57,7 @@ func parseTopo(in *textio.Input, out *facts.Facts) {
 func cellsOf(l []byte) []string {
 	var parts []string
 	if bytes.IndexByte(l, '\t') >= 0 {
-		for _, x := range strings.Split(string(l), "\t") {
-			parts = append(parts, x)
-		}
+		parts = strings.Split(string(l), "\t")
 	} else {
 		parts = spacesRe.Split(strings.TrimSpace(string(l)), -1)
 	}
