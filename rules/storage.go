@@ -68,7 +68,7 @@ func runStorage(p *Pass) {
 		ranks := ranksPerNode(idx)
 		rate := gb * float64(ranks) / secs
 		if rate >= 0.25 || secs < 300 {
-			if secs >= 60 && rate >= 0.25 {
+			if secs >= 60 && rate >= 0.25 && !slowerPeer(idx, secs) {
 				p.RuleOut(fmt.Sprintf("weights loaded at %.2f GB/s (%.1f GB per GPU on %d GPU(s) in %s)", rate, gb, ranks, humanDuration(time.Duration(secs*float64(time.Second)))), Ev(e))
 			}
 			return
@@ -105,6 +105,18 @@ func runStorage(p *Pass) {
 		Cause:      true,
 		Why:        fmt.Sprintf("%.0f s per shard", per),
 	})
+}
+
+// slowerPeer reports a rank that took far longer to load than secs (the
+// straggler-ranks rule's test): one rank's rate then says nothing of the
+// disk the slow ones read from.
+func slowerPeer(idx *Index, secs float64) bool {
+	for _, e := range idx.Events(facts.EventLoadEnd) {
+		if v, ok := e.Num("elapsed_s"); ok && v >= 2*secs && v >= secs+30 {
+			return true
+		}
+	}
+	return false
 }
 
 // dStateWorkers cites server processes in uninterruptible I/O wait.

@@ -321,7 +321,14 @@ func handOff(byKey map[string]*ProcTimeline, order []string) {
 // rank, the other ranks of the log that had begun loading before the bar
 // ended and logged no end of their own.
 func loadingPeers(l *facts.Log, drawer facts.Proc, line int) []facts.Proc {
-	out := []facts.Proc{drawer}
+	// A rank that logs its own end of loading ends there, the drawer too:
+	// the last shard read is not the end of loading when the engine goes
+	// on processing the weights (SGLang's "Load weight end. elapsed=778.18
+	// s" on rank 0, minutes after its bar reached 100%).
+	var out []facts.Proc
+	if !endsOnItsOwn(l, drawer, line) {
+		out = append(out, drawer)
+	}
 	if drawer.Name == "" {
 		return out
 	}
@@ -349,6 +356,17 @@ func loadingPeers(l *facts.Log, drawer facts.Proc, line int) []facts.Proc {
 		out = append(out, begun[k])
 	}
 	return out
+}
+
+// endsOnItsOwn reports that a process logs its own end of loading after
+// line.
+func endsOnItsOwn(l *facts.Log, p facts.Proc, line int) bool {
+	for _, e := range l.Events {
+		if e.Type == facts.EventLoadEnd && e.Src.Line > line && e.Proc.Key() == p.Key() {
+			return true
+		}
+	}
+	return false
 }
 
 // markReadyAll is readyAll for the marks.
