@@ -85,6 +85,7 @@ func (d *doc) addChart(c *chart) {
 func postmortem(r *Report) *doc {
 	d := &doc{}
 	mdHeader(d, r)
+	mdRuns(d, r)
 	mdActions(d, r)
 	mdHypotheses(d, r)
 	mdTimeline(d, r)

@@ -41,6 +41,9 @@ type Report struct {
 	// Labels are the repository labels the verdict maps to through a
 	// label table (coroner analyze --labels); none without one.
 	Labels []string `json:"labels,omitempty"`
+	// Runs are the launches of the server the bundle holds, when it holds
+	// more than one; the rest of the report is about the selected one.
+	Runs []Run `json:"runs,omitempty"`
 }
 
 // Snapshot is one capture of point-in-time evidence.

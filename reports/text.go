@@ -28,6 +28,7 @@ func Text(w io.Writer, r *Report, o TextOptions) error {
 	}
 	t := &textWriter{o: o}
 	t.header(r)
+	t.runs(r)
 	t.actions(r)
 	t.hypotheses(r)
 	t.timeline(r)

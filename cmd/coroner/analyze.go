@@ -11,6 +11,7 @@ import (
 
 	"github.com/coroner-dev/coroner/internal/atomicfile"
 	"github.com/coroner-dev/coroner/parser/facts"
+	"github.com/coroner-dev/coroner/parser/runs"
 	"github.com/coroner-dev/coroner/reports"
 	"github.com/coroner-dev/coroner/rules"
 )
@@ -26,6 +27,7 @@ type analyzeCmd struct {
 	Rules    []string `name:"rules" placeholder:"FILE" sep:"none" help:"Also run the signatures and rules of a user rule pack (YAML; coroner rules explain describes it). Repeatable."`
 	Suppress []string `name:"suppress" placeholder:"FILE" sep:"none" help:"Drop the findings a suppression file lists (YAML: rule, file, match, reason); entries that match nothing are reported. Repeatable."`
 	Labels   string   `name:"labels" placeholder:"TABLE" help:"Map the verdict to a repository's labels through a label table: sglang, vllm (built in) or a YAML file (README: The GitHub Action). The brief of an issue suggests them; the JSON report lists them."`
+	RunN     int      `name:"run" placeholder:"N" help:"In a bundle of several runs (launches of the server), report on run N (1 is the earliest); the latest by default."`
 }
 
 func (c *analyzeCmd) Run(e *env) error {
@@ -44,11 +46,13 @@ func (c *analyzeCmd) Run(e *env) error {
 	if !hasEvidence(f) && !isIssue(f) {
 		return noEvidence(c.Paths, f)
 	}
-	res := rules.Run(f, opts)
+	res, rep, err := analyzeRuns(f, opts, c.RunN, reports.Meta{Path: bundleName(c.Paths), Version: version})
+	if err != nil {
+		return err
+	}
 	if sup != nil && !c.Quiet && sup.Suppressed() > 0 {
 		fmt.Fprintf(e.stderr, "coroner: %d finding(s) suppressed by %s\n", sup.Suppressed(), strings.Join(c.Suppress, ", "))
 	}
-	rep := reports.Build(f, res, reports.Meta{Path: bundleName(c.Paths), Version: version})
 	if err := suggestLabels(rep, c.Labels); err != nil {
 		return err
 	}
@@ -200,6 +204,7 @@ func sourcesTable(w io.Writer, f *facts.Facts) error {
 type timelineCmd struct {
 	bundleFlags
 	Format string `short:"f" enum:"table,json" default:"table" help:"Output format: table or json."`
+	RunN   int    `name:"run" placeholder:"N" help:"In a bundle of several runs, the timeline of run N (1 is the earliest); the latest by default."`
 }
 
 func (c *timelineCmd) Run(e *env) error {
@@ -210,10 +215,35 @@ func (c *timelineCmd) Run(e *env) error {
 	if !hasEvidence(f) {
 		return noEvidence(c.Paths, f)
 	}
-	res := rules.Run(f, rules.Options{Rules: []*rules.Rule{}})
-	rep := reports.Build(f, res, reports.Meta{Path: bundleName(c.Paths), Version: version})
+	_, rep, err := analyzeRuns(f, rules.Options{Rules: []*rules.Rule{}}, c.RunN, reports.Meta{Path: bundleName(c.Paths), Version: version})
+	if err != nil {
+		return err
+	}
 	if c.Format == "json" {
 		return reports.JSON(e.stdout, rep.Timeline)
 	}
 	return reports.TimelineTable(e.stdout, rep)
+}
+
+// analyzeRuns analyzes a bundle: alone when it holds one run, else each run
+// on its own evidence, the report being about run `want` (1-based; 0 the
+// latest).
+func analyzeRuns(f *facts.Facts, opts rules.Options, want int, m reports.Meta) (*rules.Result, *reports.Report, error) {
+	rs := runs.Split(f)
+	if want < 0 || want > len(rs) {
+		return nil, nil, fail(exitUsage, "--run %d: the bundle holds %d run(s)", want, len(rs))
+	}
+	if len(rs) == 1 {
+		res := rules.Run(f, opts)
+		return res, reports.Build(f, res, m), nil
+	}
+	sel := len(rs) - 1
+	if want > 0 {
+		sel = want - 1
+	}
+	list := make([]reports.AnalyzedRun, len(rs))
+	for i, r := range rs {
+		list[i] = reports.AnalyzedRun{Run: r, Result: rules.Run(r.Facts, opts)}
+	}
+	return list[sel].Result, reports.BuildRuns(f, list, sel, m), nil
 }

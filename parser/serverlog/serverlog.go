@@ -488,6 +488,15 @@ func (p *parser) emit(ps *procState, typ facts.EventType, lvl facts.Level, msg [
 	if lvl == facts.LevelInfo && p.inferred && warnWords(msg) {
 		lvl = facts.LevelWarning
 	}
+	if typ == facts.EventServerArgs || typ == facts.EventNonDefaultArgs {
+		// A launch: the bars drawn from here on are the new run's, even
+		// when one has the description and total of an earlier run's bar
+		// (a log appended across a restart).
+		p.main.bars = p.main.bars[:0]
+		for _, q := range p.procs {
+			q.bars = q.bars[:0]
+		}
+	}
 	ev := &facts.LogEvent{
 		Src:    facts.Source{File: p.in.Path, Line: p.lineNo},
 		Proc:   ps.pl.Proc,
