@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/coroner-dev/coroner/internal/envpolicy"
 	"github.com/coroner-dev/coroner/parser/facts"
 )
 
@@ -344,20 +345,13 @@ func sameArg(a, b string) bool {
 	return norm(a) == norm(b)
 }
 
-// envPrefixes select the variables that shape GPU, NCCL and engine behavior.
-var envPrefixes = []string{"NCCL_", "CUDA_", "VLLM_", "SGLANG_", "SGL_", "PYTORCH_", "TORCH_", "FLASHINFER_", "TRITON_", "NVSHMEM_", "NVIDIA_"}
-
+// envVars are the variables that shape GPU, NCCL and engine behavior
+// (envpolicy.Report), each value once.
 func envVars(f *facts.Facts) []Item {
 	out := []Item{}
 	seen := map[string]bool{}
 	for _, e := range f.Env {
-		ok := false
-		for _, p := range envPrefixes {
-			if strings.HasPrefix(e.Name, p) {
-				ok = true
-				break
-			}
-		}
+		ok := envpolicy.Matters(e.Name, envpolicy.Report)
 		key := e.Name + "\x00" + e.Value
 		if !ok || seen[key] {
 			continue

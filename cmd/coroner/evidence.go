@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/coroner-dev/coroner/internal/envpolicy"
 	"github.com/coroner-dev/coroner/parser/facts"
 )
 
@@ -13,11 +14,6 @@ const whatCoronerReads = "coroner reads server logs (SGLang, vLLM, other Python 
 	"nvidia-smi output, kernel logs, meminfo, free and df, environment reports (collect-env, check_env, pip list), " +
 	"environment dumps with CUDA, NCCL or engine variables, launch commands, health probes, py-spy dumps " +
 	"and coroner's own bundles"
-
-// gpuEnvPrefixes are the variables that make an environment dump evidence
-// of a run; a file of NAME=value lines of other names (a config file) is not.
-var gpuEnvPrefixes = []string{"NCCL_", "CUDA_", "VLLM_", "SGLANG_", "SGL_", "PYTORCH_", "TORCH_", "FLASHINFER_",
-	"TRITON_", "NVSHMEM_", "NVIDIA_", "HF_", "LD_LIBRARY_PATH"}
 
 // hasEvidence reports whether a parse found anything about a run: a fact
 // that some rule reads, or damage to the bundle that the report explains. Files whose kind was only guessed from their name
@@ -41,11 +37,11 @@ func hasEvidence(f *facts.Facts) bool {
 		len(f.Cgroups) > 0 {
 		return true
 	}
+	// A file of NAME=value lines is a config file unless it sets a
+	// variable of the GPU stack or an engine (envpolicy.Evidence).
 	for _, e := range f.Env {
-		for _, p := range gpuEnvPrefixes {
-			if strings.HasPrefix(e.Name, p) {
-				return true
-			}
+		if envpolicy.Matters(e.Name, envpolicy.Evidence) {
+			return true
 		}
 	}
 	// A damaged bundle is still reported (README): what broke, and where,

@@ -28,6 +28,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/coroner-dev/coroner/internal/envpolicy"
 	"github.com/coroner-dev/coroner/parser/bundle"
 	"github.com/coroner-dev/coroner/parser/manifest"
 )
@@ -487,26 +488,10 @@ func (c *collector) serverEnv() []string {
 	return os.Environ()
 }
 
-// envPrefixes select the variables that shape an inference server. Secret
-// values among them are redacted when the bundle is written.
-var envPrefixes = []string{"CUDA_", "NCCL_", "NVIDIA_", "TORCH", "PYTORCH_", "VLLM_", "SGLANG_", "SGL_", "HF_", "HUGGING",
-	"TRANSFORMERS_", "TRITON_", "FLASHINFER_", "GLOO_", "MASTER_", "OMP_", "MKL_", "NVTE_", "UCX_", "RAY_", "HIP_", "ROCM_",
-	"HSA_", "TOKENIZERS_", "XLA_", "LD_", "PYTHON", "VIRTUAL_ENV", "CONDA_", "TORCHINDUCTOR_", "DG_", "DEEPGEMM_", "NVSHMEM_", "CUTLASS_"}
-
-var envNames = map[string]bool{"PATH": true, "RANK": true, "LOCAL_RANK": true, "WORLD_SIZE": true, "LOCAL_WORLD_SIZE": true,
-	"TZ": true, "MAX_JOBS": true, "CC": true, "CXX": true, "HOME": true, "USER": true, "HOSTNAME": true}
-
-func relevantEnv(name string) bool {
-	if envNames[name] {
-		return true
-	}
-	for _, p := range envPrefixes {
-		if strings.HasPrefix(name, p) {
-			return true
-		}
-	}
-	return false
-}
+// relevantEnv reports the variables that shape an inference server, which
+// collect keeps (envpolicy.Collect). Secret values among them are redacted
+// when the bundle is written.
+func relevantEnv(name string) bool { return envpolicy.Matters(name, envpolicy.Collect) }
 
 func (c *collector) environment(dir string) {
 	src := "the collector's own environment"
@@ -649,22 +634,9 @@ func (c *collector) serverProbe() (path string, env []string, as *identity, why 
 // matter; nothing that loads code by itself (LD_PRELOAD, PYTHONSTARTUP,
 // PYTHONHOME, BASH_ENV).
 func probeEnv(env []string) []string {
-	keep := func(name string) bool {
-		switch name {
-		case "PATH", "HOME", "USER", "LOGNAME", "LANG", "VIRTUAL_ENV", "CONDA_PREFIX", "CONDA_DEFAULT_ENV",
-			"PYTHONPATH", "LD_LIBRARY_PATH", "CUDA_HOME", "CUDA_PATH", "CUDA_VISIBLE_DEVICES", "HF_HOME":
-			return true
-		}
-		for _, p := range []string{"NCCL_", "TORCH_", "PYTORCH_", "VLLM_", "SGLANG_", "SGL_", "TRITON_", "FLASHINFER_", "CUDA_"} {
-			if strings.HasPrefix(name, p) {
-				return true
-			}
-		}
-		return false
-	}
 	out := []string{"LC_ALL=C"}
 	for _, kv := range env {
-		if name, _, ok := strings.Cut(kv, "="); ok && keep(name) {
+		if name, _, ok := strings.Cut(kv, "="); ok && envpolicy.Matters(name, envpolicy.Probe) {
 			out = append(out, kv)
 		}
 	}

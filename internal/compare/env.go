@@ -5,13 +5,10 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/coroner-dev/coroner/internal/envpolicy"
 	"github.com/coroner-dev/coroner/internal/redact"
 	"github.com/coroner-dev/coroner/parser/facts"
 )
-
-// envPrefixes are the variables that change how the engines, PyTorch, CUDA
-// and NCCL behave.
-var envPrefixes = []string{"NCCL_", "CUDA_", "VLLM_", "SGLANG_", "PYTORCH_", "TORCH_", "TORCHINDUCTOR_"}
 
 // EnvRow is an environment variable that differs.
 type EnvRow struct {
@@ -49,14 +46,9 @@ func runEnv(r Run) map[string]*EnvValue {
 	return out
 }
 
-func tracked(name string) bool {
-	for _, p := range envPrefixes {
-		if strings.HasPrefix(name, p) {
-			return true
-		}
-	}
-	return false
-}
+// tracked reports the variables a diff compares: those that change how
+// the engines, PyTorch, CUDA and NCCL behave (envpolicy.Diff).
+func tracked(name string) bool { return envpolicy.Matters(name, envpolicy.Diff) }
 
 func envDiff(a, b Run) ([]EnvRow, int) {
 	ea, eb := runEnv(a), runEnv(b)

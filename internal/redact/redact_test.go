@@ -444,3 +444,37 @@ func TestHostsLinear(t *testing.T) {
 	_, _ = redactAll(t, r, in)
 	assert.Less(t, time.Since(start), 5*time.Second)
 }
+
+// TestConcealQuery: in a URL's query, weak names and query-only words hide
+// their value; settings and empty values stay.
+func TestConcealQuery(t *testing.T) {
+	for _, tc := range []struct {
+		name, value string
+		want        bool
+	}{
+		{"api_key", "abc", true},
+		{"X-Amz-Signature", "0a1b", true},
+		{"sig", "x", true},
+		{"code", "4/0AfJ", true},
+		{"session", "s1", true},
+		{"token", "", false},
+		{"max_tokens", "16", false},
+		{"tokenizer", "llama", false},
+		{"state", "x", false},
+	} {
+		assert.Equal(t, tc.want, ConcealQuery(tc.name, tc.value), "%s=%s", tc.name, tc.value)
+	}
+}
+
+func TestReplaceTokens(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"no token here", "no token here"},
+		{"hf_" + strings.Repeat("a", 34), "<r>"},
+		{"login hf_" + strings.Repeat("a", 34) + " then", "login <r> then"},
+		{"--key sk-" + strings.Repeat("b", 24) + ",AKIA" + strings.Repeat("C", 16), "--key <r>,<r>"},
+		{"xhf_" + strings.Repeat("a", 34), "xhf_" + strings.Repeat("a", 34)}, // inside a word
+		{"hf_short", "hf_short"},
+	} {
+		assert.Equal(t, tc.want, ReplaceTokens(tc.in, "<r>"), tc.in)
+	}
+}

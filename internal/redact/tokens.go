@@ -177,3 +177,32 @@ func jwtEnd(b []byte, i int) (int, bool) {
 	}
 	return p, true
 }
+
+// ReplaceTokens replaces, whole, each token of a known shape that starts a
+// word of s with repl: the report hides the tokens a bundle's redaction
+// masks, by the same table (parser/envinfo, for values it keeps).
+func ReplaceTokens(s, repl string) string {
+	var b []byte
+	var out []byte
+	last, jwtFrom := 0, 0
+	for k := 0; k < len(s); k++ {
+		if k > 0 && isWordByte(s[k-1]) || len(tokensByFirst[s[k]]) == 0 {
+			continue
+		}
+		if b == nil {
+			b = []byte(s)
+		}
+		m, ok, from := tokenAt(b, k, jwtFrom)
+		jwtFrom = from
+		if !ok {
+			continue
+		}
+		out = append(append(out, s[last:k]...), repl...)
+		last = m.end
+		k = m.end - 1
+	}
+	if out == nil {
+		return s
+	}
+	return string(append(out, s[last:]...))
+}

@@ -280,6 +280,14 @@ func Conceal(name, value string) bool {
 	return value != "" && (IsSecretName(name) || SecretValue(name, value))
 }
 
+// ConcealQuery is Conceal for a parameter of a URL's query, where a bundle's
+// redaction judges names more strictly: a weak name (?signature=) and a
+// word that holds a credential only there (?sig=, ?code=, ?session=) are as
+// sure as ?api_key=. The report's values follow it (parser/envinfo).
+func ConcealQuery(name, value string) bool {
+	return value != "" && classify([]byte(name), true) >= strongText
+}
+
 // hides applies a name's strength to its value. The shape tests come
 // before the placeholder test, which costs more and is seldom needed.
 func hides(st strength, v []byte) bool {

@@ -3,6 +3,7 @@ package envinfo
 import (
 	"strings"
 
+	"github.com/coroner-dev/coroner/internal/envpolicy"
 	"github.com/coroner-dev/coroner/parser/facts"
 	"github.com/coroner-dev/coroner/parser/textio"
 )
@@ -11,9 +12,6 @@ import (
 // (bash: declare -x NAME="value"; dash: export NAME='value'), or a .env
 // file. A value may span lines (a BASH_FUNC_ or a multi-line value): the
 // lines that follow an assignment and are not one belong to it.
-
-// typicalEnv are name prefixes that make a dump look like a process's environment.
-var typicalEnv = []string{"PATH=", "HOME=", "HOSTNAME=", "NCCL_", "CUDA_", "VLLM_", "SGLANG_", "PYTORCH_", "TORCH", "HF_", "LD_LIBRARY_PATH=", "NVIDIA_", "PWD=", "SHELL=", "USER="}
 
 // osReleaseKeys mark /etc/os-release, which has the same syntax.
 var osReleaseKeys = []string{"PRETTY_NAME=", "VERSION_ID=", "ID_LIKE=", "VERSION_CODENAME=", "HOME_URL="}
@@ -90,11 +88,10 @@ func sniffEnv(lines []string, name string) int {
 		n++
 		if _, _, ok, _ := assignment(t); ok {
 			match++
-			for _, p := range typicalEnv {
-				if strings.HasPrefix(strings.TrimPrefix(strings.TrimPrefix(t, "export "), "declare -x "), p) {
-					typical++
-					break
-				}
+			// The names that make a dump look like a process's
+			// environment are envpolicy's (Sniff).
+			if envpolicy.SetsSniffed(strings.TrimPrefix(strings.TrimPrefix(t, "export "), "declare -x ")) {
+				typical++
 			}
 			for _, p := range osReleaseKeys {
 				if strings.HasPrefix(t, p) {

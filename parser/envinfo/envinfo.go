@@ -95,8 +95,7 @@ func IsSecretName(name string) bool {
 
 var (
 	urlCredRe = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://)[^/@\s:]+:[^/@\s]+@`)
-	queryRe   = regexp.MustCompile(`(?i)([?&][^=&\s]*(?:token|key|secret|password|passwd|signature)[^=&\s]*=)[^&\s#]+`)
-	tokenRe   = regexp.MustCompile(`\b(?:hf_[A-Za-z0-9]{30,}|sk-[A-Za-z0-9_-]{20,}|gh[pousr]_[A-Za-z0-9]{30,}|xox[abp]-[A-Za-z0-9-]{10,})\b`)
+	queryRe   = regexp.MustCompile(`([?&][^=&\s]*=)([^&\s#]+)`)
 )
 
 // Redact returns value as it may be kept for a variable or flag named name.
@@ -113,11 +112,19 @@ func RedactValue(v string) string {
 		v = urlCredRe.ReplaceAllString(v, "${1}"+Redacted+"@")
 	}
 	if strings.IndexByte(v, '?') >= 0 && strings.IndexByte(v, '=') >= 0 {
-		v = queryRe.ReplaceAllString(v, "${1}"+Redacted)
+		// A query parameter is hidden by internal/redact's policy, the
+		// one a bundle's redaction follows (?api_key=, ?sig=, ?code=).
+		v = queryRe.ReplaceAllStringFunc(v, func(m string) string {
+			eq := strings.IndexByte(m, '=')
+			if redact.ConcealQuery(m[1:eq], m[eq+1:]) {
+				return m[:eq+1] + Redacted
+			}
+			return m
+		})
 	}
-	if strings.Contains(v, "hf_") || strings.Contains(v, "sk-") || strings.Contains(v, "gh") || strings.Contains(v, "xox") {
-		v = tokenRe.ReplaceAllString(v, Redacted)
-	}
+	// Tokens by their shape: internal/redact's table, the one a bundle's
+	// redaction masks (Hugging Face, OpenAI, GitHub, AWS, JWT ...).
+	v = redact.ReplaceTokens(v, Redacted)
 	return cut(v)
 }
 

@@ -488,6 +488,14 @@ func TestRedact(t *testing.T) {
 		{"ARGS", "--token hf_0123456789012345678901234567890123 --x", "--token " + Redacted + " --x"},
 		{"EMPTY_TOKEN", "", ""},
 		{"URL", "http://h:8000/health?api_key=abc123&x=1", "http://h:8000/health?api_key=" + Redacted + "&x=1"},
+		// Query parameters follow internal/redact's query policy: words
+		// that hold a credential only in a query, not a word somewhere in
+		// the name.
+		{"URL signature", "https://b.s3.amazonaws.com/k?X-Amz-Signature=0a1b2c&X-Amz-Date=20250101", "https://b.s3.amazonaws.com/k?X-Amz-Signature=" + Redacted + "&X-Amz-Date=20250101"},
+		{"URL code", "https://h/cb?code=4/0AfJ&state=x", "https://h/cb?code=" + Redacted + "&state=x"},
+		{"URL setting", "http://h/v1?max_tokens=16&tokenizer=llama", "http://h/v1?max_tokens=16&tokenizer=llama"},
+		// Tokens by internal/redact's shapes, not only the four it had.
+		{"AWS key in a value", "aws s3 cp --key AKIAABCDEFGHIJKLMNOP x", "aws s3 cp --key " + Redacted + " x"},
 	}
 	for _, tc := range cases {
 		assert.Equal(t, tc.want, Redact(tc.name, tc.in), tc.name)
