@@ -3,7 +3,6 @@ package rules
 import (
 	"fmt"
 	"math"
-	"path"
 	"regexp"
 	"sort"
 	"strconv"
@@ -165,7 +164,7 @@ func RuntimeOf(idx *Index) *Runtime {
 				rs.Name += " " + s.Stream
 			}
 			if multi {
-				rs.Name = path.Base(l.Path) + ": " + rs.Name
+				rs.Name = l.Label() + ": " + rs.Name
 			}
 			if rs.Engine == facts.EngineUnknown {
 				rs.Engine = engineOfSeries(s)

@@ -1,7 +1,6 @@
 package rules
 
 import (
-	"path"
 	"sort"
 	"strings"
 	"time"
@@ -79,7 +78,7 @@ func procTimelines(f *facts.Facts) []*ProcTimeline {
 			}
 			key := k
 			if multi {
-				key = path.Base(l.Path) + ": " + k
+				key = l.Label() + ": " + k
 			}
 			pt := &ProcTimeline{Key: key, Log: l, Proc: l.ProcLog(k)}
 			byKey[k] = pt

@@ -36,7 +36,8 @@ func copyRepo(t *testing.T) string {
 			}
 			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
 		}
-		if !d.Type().IsRegular() {
+		if !d.Type().IsRegular() || rel == ".git" {
+			// A linked worktree's .git is a file naming the main checkout.
 			return nil
 		}
 		data, err := os.ReadFile(p)

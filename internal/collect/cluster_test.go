@@ -23,7 +23,9 @@ func toolStub(t *testing.T, dir, name, cases string) string {
 	require.NoError(t, err)
 	fix, err := filepath.Abs("../../fixtures")
 	require.NoError(t, err)
-	body := "R=" + rec + "\nF=" + fix + "\nprintf '%s\\037' \"$@\" >> " + filepath.Join(dir, name+".argv") + "\necho >> " + filepath.Join(dir, name+".argv") +
+	// One write per call: the collector runs stubs concurrently, and
+	// appends of one small write each do not interleave.
+	body := "R=" + rec + "\nF=" + fix + "\nline=$(printf '%s\\037' \"$@\")\nprintf '%s\\n' \"$line\" >> " + filepath.Join(dir, name+".argv") +
 		"\ncase \"$*\" in\n" + cases + "\n*) echo \"" + name + ": unexpected: $*\" >&2; exit 64;;\nesac"
 	return stub(t, dir, name, body)
 }

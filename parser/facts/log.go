@@ -2,6 +2,7 @@ package facts
 
 import (
 	"fmt"
+	"path"
 	"strings"
 	"time"
 )
@@ -73,6 +74,15 @@ type Proc struct {
 	Rank Rank   `json:"-"`
 	// Host is set by wrappers that say where the process ran (Ray ip=, NCCL host).
 	Host string `json:"host,omitempty"`
+}
+
+// Label names the log among the others of a bundle: its node when one is
+// known, else its file name.
+func (l *Log) Label() string {
+	if l.Host != "" {
+		return l.Host
+	}
+	return path.Base(l.Path)
 }
 
 // Key is the stable identity of the process within one log.
@@ -323,7 +333,10 @@ type Log struct {
 	Path    string `json:"path"`
 	Engine  Engine `json:"engine"`
 	Version string `json:"version,omitempty"`
-	Lines   int    `json:"lines"`
+	// Host is the node the log was written on, when a run spans several
+	// (set by parser/runs from NCCL's and Ray's host tags or the folder).
+	Host  string `json:"host,omitempty"`
+	Lines int    `json:"lines"`
 	// FirstTime and LastTime bound the stamped lines.
 	FirstTime time.Time `json:"first_time,omitzero"`
 	LastTime  time.Time `json:"last_time,omitzero"`

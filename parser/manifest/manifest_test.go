@@ -138,3 +138,29 @@ func TestSniff(t *testing.T) {
 		}
 	}
 }
+
+// A collect across a cluster names its nodes: each becomes a fact with its
+// folder (under the manifest's), status and measured clock offset.
+func TestParseNodes(t *testing.T) {
+	m := sample()
+	off := 7.25
+	m.Cluster = &Cluster{Kind: "slurm", Tool: "srun", Job: "41"}
+	m.Nodes = []Node{
+		{Name: "gpu-b01", Dir: "nodes/gpu-b01", Host: "gpu-b01", State: "RUNNING", Status: "collected", ClockOffsetS: &off},
+		{Name: "gpu-b02", Dir: "nodes/gpu-b02", Host: "gpu-b02", Status: "failed", Error: "did not answer: srun: error: Task launch failed"},
+	}
+	text := encode(t, m)
+	f, issues := parse(t, "b/manifest.json", text)
+	assert.Empty(t, issues)
+	require.Len(t, f.Nodes, 2)
+	a, b := f.Nodes[0], f.Nodes[1]
+	assert.Equal(t, "b/nodes/gpu-b01", a.Dir)
+	assert.True(t, a.HasClock)
+	assert.Equal(t, 7250*time.Millisecond, a.ClockOffset)
+	assert.Equal(t, "collected", a.Status)
+	assert.Greater(t, b.Src.Line, a.Src.Line, "each node cites its own line")
+	assert.Equal(t, "b/manifest.json", b.Src.File)
+	assert.False(t, b.HasClock, "no clock was read from a node that did not answer")
+	assert.Equal(t, "failed", b.Status)
+	assert.Equal(t, "did not answer: srun: error: Task launch failed", b.Error)
+}

@@ -117,6 +117,18 @@ func Parse(in *textio.Input, _ facts.Kind, out *facts.Facts) {
 		}
 		out.Capture = append(out.Capture, &facts.CaptureStamp{Src: src(line), At: r.Start.UTC(), Scope: join(r.Dir), Zoned: true})
 	}
+	for i, n := range m.Nodes {
+		line := at.key["nodes"]
+		if i < len(at.nodes) {
+			line = at.nodes[i]
+		}
+		fn := &facts.Node{Src: src(line), Name: n.Name, Dir: join(n.Dir), Host: n.Host, Status: n.Status, Error: n.Error}
+		if n.ClockOffsetS != nil {
+			fn.ClockOffset = time.Duration(*n.ClockOffsetS * float64(time.Second))
+			fn.HasClock = true
+		}
+		out.Nodes = append(out.Nodes, fn)
+	}
 	if m.Host != nil && !m.Host.Clock.IsZero() {
 		out.Env = append(out.Env, &facts.EnvVar{Src: src(at.key["host"]), Name: "TZ_OFFSET_SECONDS",
 			Value: strconv.Itoa(m.Host.UTCOffsetS), From: "manifest"})
@@ -133,11 +145,12 @@ func programOf(cmd string) string {
 }
 
 // lines says where things start: the value of each top-level key, each
-// artifact and each round.
+// artifact, each round and each node.
 type lines struct {
 	key       map[string]int
 	artifacts []int
 	rounds    []int
+	nodes     []int
 }
 
 // decode reads the manifest token by token so that every artifact can be
@@ -180,6 +193,16 @@ func decode(data []byte, lineAt func(int64) int) (*Manifest, *lines, error) {
 				}
 				m.Rounds = append(m.Rounds, r)
 				at.rounds = append(at.rounds, line)
+				return nil
+			})
+		case "nodes":
+			err = decodeArray(dec, data, lineAt, func(line int) error {
+				var n Node
+				if err := dec.Decode(&n); err != nil {
+					return err
+				}
+				m.Nodes = append(m.Nodes, n)
+				at.nodes = append(at.nodes, line)
 				return nil
 			})
 		default:

@@ -15,7 +15,7 @@ func assign(f *facts.Facts, runs []*Run, groups []runGroup) {
 			Assumptions: append([]string(nil), f.Assumptions...),
 			// The machine, not the run.
 			Topo: f.Topo, GPUList: f.GPUList, Disks: f.Disks, Env: f.Env, Envs: f.Envs, Cmds: f.Cmds,
-			Runs: f.Runs, Cgroups: f.Cgroups, System: f.System, Capture: f.Capture,
+			Runs: f.Runs, Nodes: f.Nodes, Cgroups: f.Cgroups, System: f.System, Capture: f.Capture,
 		}
 		for _, s := range groups[i] {
 			r.Facts.Logs = append(r.Facts.Logs, slice(s.log, s.from, s.to))

@@ -99,7 +99,9 @@ func Split(f *facts.Facts) []*Run {
 	}
 	groups := group(segs)
 	if len(groups) <= 1 {
-		return []*Run{{ID: 1, Facts: f, Start: spanStart(groups), End: spanEnd(groups), Hosts: hostsOf(f.Logs), Parts: partsOf(groups), Why: "the only run"}}
+		r := &Run{ID: 1, Facts: f, Start: spanStart(groups), End: spanEnd(groups), Hosts: hostsOf(f.Logs), Parts: partsOf(groups), Why: "the only run"}
+		nodes(r)
+		return []*Run{r}
 	}
 	runs := make([]*Run, len(groups))
 	for i, g := range groups {
@@ -108,6 +110,7 @@ func Split(f *facts.Facts) []*Run {
 	assign(f, runs, groups)
 	for _, r := range runs {
 		r.Hosts = hostsOf(r.Facts.Logs)
+		nodes(r)
 	}
 	return runs
 }
@@ -426,4 +429,11 @@ func maxTime(a, b time.Time) time.Time {
 		return b
 	}
 	return a
+}
+
+// Latest returns the evidence of the latest run of a bundle: what
+// `coroner analyze` reports on by default.
+func Latest(f *facts.Facts) *facts.Facts {
+	rs := Split(f)
+	return rs[len(rs)-1].Facts
 }

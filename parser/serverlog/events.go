@@ -1516,6 +1516,11 @@ func (p *parser) nccl(l *line, ps *procState, lvl facts.Level) *facts.LogEvent {
 		return p.emit(ps, facts.EventNCCLInfo, lvl, b, f)
 	case contains(b, "Init COMPLETE"):
 		f["what"] = "init-complete"
+		if w := wordAfter(b, "commId "); w != nil {
+			// The communicator's id: every rank of it, on every node, logs
+			// the same one as it completes (what lines up nodes' clocks).
+			f["comm_id"] = string(w)
+		}
 		return p.emit(ps, facts.EventNCCLInfo, lvl, b, f)
 	}
 	return nil

@@ -23,6 +23,7 @@ import (
 
 	"github.com/coroner-dev/coroner/parser"
 	"github.com/coroner-dev/coroner/parser/facts"
+	"github.com/coroner-dev/coroner/parser/runs"
 	"github.com/coroner-dev/coroner/rules"
 	"github.com/coroner-dev/coroner/rules/rulestest"
 )
@@ -194,7 +195,8 @@ func (c *Case) Run(opts rules.Options) (*rules.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return rules.Run(f, opts), nil
+	// As analyze does: the latest run of the bundle, on its own evidence.
+	return rules.Run(runs.Latest(f), opts), nil
 }
 
 // Measure counts, for each kind of cause finding, the cases where it named

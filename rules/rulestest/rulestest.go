@@ -41,6 +41,7 @@ import (
 
 	"github.com/coroner-dev/coroner/parser"
 	"github.com/coroner-dev/coroner/parser/facts"
+	"github.com/coroner-dev/coroner/parser/runs"
 	"github.com/coroner-dev/coroner/rules"
 )
 
@@ -263,7 +264,8 @@ func (c *Case) RunWith(opts rules.Options, scope []string, strict bool) *Result 
 	if rs == nil {
 		rs = rules.Registered()
 	}
-	run := rules.Run(f, opts)
+	// As analyze does: the latest run of the bundle, on its own evidence.
+	run := rules.Run(runs.Latest(f), opts)
 	res.Run = run
 	used := make([]bool, len(run.Findings))
 	for _, w := range c.Wants {
