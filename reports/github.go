@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/coroner-dev/coroner/internal/escape"
+	"github.com/coroner-dev/coroner/parser/issue"
 )
 
 // GitHubLimit is the most characters the brief may have: a GitHub comment
@@ -59,33 +60,47 @@ const maxExcerptLine = 4 << 10
 // once per file of the bundle, in any order, with the file's path as the
 // report names it; visit reads only files it wants and stops after the
 // last wanted line. Lines are numbered the way the parsers number them
-// (split at "\n", a trailing "\r" dropped).
+// (split at "\n", a trailing "\r" dropped). An issue document that the
+// analysis cut into blocks (issue.md#1, issue.md#2, ...) is read as those
+// blocks, by their names.
 func ReadExcerpts(walk func(visit func(path string, r io.Reader) error) error, want map[string][]int) (Excerpts, error) {
 	ex := Excerpts{}
-	err := walk(func(path string, r io.Reader) error {
-		lines := want[path]
-		if len(lines) == 0 || r == nil {
-			return nil
-		}
-		got := map[int]string{}
-		last := lines[len(lines)-1]
-		br := bufio.NewReaderSize(r, 64<<10)
-		for n := 1; n <= last; n++ {
-			line, err := readLine(br)
-			if err != nil && line == nil {
-				break
-			}
-			if contains1(lines, n) {
-				got[n] = string(bytes.TrimSuffix(line, []byte{'\r'}))
-			}
-			if err != nil {
-				break
-			}
-		}
-		ex[path] = got
+	read := func(path string, r io.Reader) error {
+		readExcerpt(ex, want[path], path, r)
 		return nil
+	}
+	err := walk(func(path string, r io.Reader) error {
+		for w := range want {
+			if strings.HasPrefix(w, path+"#") {
+				return issue.Visit(path, r, read)
+			}
+		}
+		return read(path, r)
 	})
 	return ex, err
+}
+
+// readExcerpt reads the wanted lines of one file into ex, up to the last.
+func readExcerpt(ex Excerpts, lines []int, path string, r io.Reader) {
+	if len(lines) == 0 || r == nil {
+		return
+	}
+	got := map[int]string{}
+	last := lines[len(lines)-1]
+	br := bufio.NewReaderSize(r, 64<<10)
+	for n := 1; n <= last; n++ {
+		line, err := readLine(br)
+		if err != nil && line == nil {
+			break
+		}
+		if contains1(lines, n) {
+			got[n] = string(bytes.TrimSuffix(line, []byte{'\r'}))
+		}
+		if err != nil {
+			break
+		}
+	}
+	ex[path] = got
 }
 
 // readLine returns the next line without its "\n", at most maxExcerptLine

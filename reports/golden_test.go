@@ -52,7 +52,9 @@ func excerpts(t *testing.T, path string, r *Report) Excerpts {
 	return ex
 }
 
-// renderAll renders every format: file extension → bytes.
+// renderAll renders every format of the registry (Formats), a format
+// that colours also in colour, and the timeline table: file extension →
+// bytes.
 func renderAll(t *testing.T, name, path string) map[string][]byte {
 	t.Helper()
 	r := analyze(t, name, path)
@@ -62,12 +64,17 @@ func renderAll(t *testing.T, name, path string) map[string][]byte {
 		require.NoError(t, fn(&b), ext)
 		out[ext] = b.Bytes()
 	}
-	render("md", func(w *bytes.Buffer) error { return Markdown(w, r) })
-	render("html", func(w *bytes.Buffer) error { return HTML(w, r) })
-	render("json", func(w *bytes.Buffer) error { return JSON(w, r) })
-	render("txt", func(w *bytes.Buffer) error { return Text(w, r, TextOptions{}) })
-	render("color.txt", func(w *bytes.Buffer) error { return Text(w, r, TextOptions{Color: true}) })
-	render("github.md", func(w *bytes.Buffer) error { return GitHub(w, r, excerpts(t, path, r)) })
+	for _, f := range Formats {
+		var o RenderOptions
+		if f.Sources {
+			o.Excerpts = excerpts(t, path, r)
+		}
+		render(f.Ext, func(w *bytes.Buffer) error { return f.Render(w, r, o) })
+		if f.Color {
+			o.Color = true
+			render("color."+f.Ext, func(w *bytes.Buffer) error { return f.Render(w, r, o) })
+		}
+	}
 	render("timeline.txt", func(w *bytes.Buffer) error { return TimelineTable(w, r) })
 	return out
 }

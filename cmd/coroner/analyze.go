@@ -10,6 +10,9 @@ import (
 	"strings"
 
 	"github.com/coroner-dev/coroner/internal/atomicfile"
+	"github.com/coroner-dev/coroner/internal/escape"
+	"github.com/coroner-dev/coroner/internal/labels"
+	"github.com/coroner-dev/coroner/parser"
 	"github.com/coroner-dev/coroner/parser/facts"
 	"github.com/coroner-dev/coroner/parser/runs"
 	"github.com/coroner-dev/coroner/reports"
@@ -18,7 +21,9 @@ import (
 
 type analyzeCmd struct {
 	bundleFlags
-	Format string `short:"f" enum:"md,markdown,html,json,text,github" default:"md" help:"Report format: md (markdown postmortem), html (one self-contained page), json (DESIGN §6, schema_version 1), text (for a terminal), github (an issue-sized brief)."`
+	// The values and their help come from the format registry
+	// (reports.Formats) through kong's variables (main.go).
+	Format string `short:"f" enum:"${formats}" default:"${default_format}" help:"Report format: ${format_help}."`
 	Brief  bool   `help:"Write the issue-sized brief: the same as --format github."`
 	Color  string `enum:"auto,always,never" default:"auto" help:"Colour of --format text: auto (on a terminal, unless NO_COLOR is set), always, never."`
 	Output string `short:"o" placeholder:"FILE" help:"Write the report to FILE instead of stdout."`
@@ -43,7 +48,7 @@ func (c *analyzeCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	if !hasEvidence(f) && !isIssue(f) {
+	if !parser.HasEvidence(f) && !parser.IsIssue(f) {
 		return noEvidence(c.Paths, f)
 	}
 	res, rep, err := analyzeRuns(f, opts, c.RunN, reports.Meta{Path: bundleName(c.Paths), Version: version})
@@ -60,7 +65,7 @@ func (c *analyzeCmd) Run(e *env) error {
 	if c.Brief {
 		format = "github"
 	}
-	out, err := renderReport(e, format, useColor(e, c.Color, c.Output), rep, &c.bundleFlags)
+	out, err := renderReport(e, format, useColor(e, c.Color, c.Output), rep, c.Paths, c.MaxBytes)
 	if err != nil {
 		return err
 	}
@@ -70,6 +75,20 @@ func (c *analyzeCmd) Run(e *env) error {
 	if failing(res.Findings, c.FailOn) {
 		return &exitError{code: exitFindings, err: fmt.Errorf("")}
 	}
+	return nil
+}
+
+// suggestLabels maps the verdict to a repository's labels through the
+// table --labels names, if any.
+func suggestLabels(rep *reports.Report, table string) error {
+	if table == "" {
+		return nil
+	}
+	t, err := labels.Load(table)
+	if err != nil {
+		return fail(exitUsage, "--labels %s", escape.Line(err.Error()))
+	}
+	rep.Labels = t.For(rep.LabelInput())
 	return nil
 }
 
@@ -212,7 +231,7 @@ func (c *timelineCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	if !hasEvidence(f) {
+	if !parser.HasEvidence(f) {
 		return noEvidence(c.Paths, f)
 	}
 	_, rep, err := analyzeRuns(f, rules.Options{Rules: []*rules.Rule{}}, c.RunN, reports.Meta{Path: bundleName(c.Paths), Version: version})

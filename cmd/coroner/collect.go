@@ -146,15 +146,15 @@ func (c *collectCmd) Run(e *env) error {
 	for _, f := range capt.Files {
 		items = append(items, pack.Bytes(f.Name, f.Data, f.ModTime, true, f.Log))
 	}
-	job := &packJob{items: items, manifest: m, maxSize: maxSize, capName: "--max-size " + c.MaxSize}
+	job := &pack.Job{Items: items, Manifest: m, MaxSize: maxSize, CapName: "--max-size " + c.MaxSize}
 	if !c.NoRedact {
-		hosts, users := localNames()
+		hosts, users := pack.LocalNames()
 		if capt.Host.Hostname != "" {
 			hosts = append(hosts, capt.Host.Hostname)
 		}
-		job.redactor = redact.New(redact.Options{Hosts: c.RedactHosts, Hostnames: hosts, Users: users})
+		job.Redactor = redact.New(redact.Options{Hosts: c.RedactHosts, Hostnames: hosts, Users: users})
 	}
-	sum, err := writeBundle(c.Output, job)
+	sum, err := pack.WriteBundle(c.Output, job)
 	if err != nil {
 		return fail(exitInternal, "write %s: %v", c.Output, err)
 	}
@@ -166,9 +166,9 @@ func (c *collectCmd) Run(e *env) error {
 	for _, l := range capt.Lines(20) {
 		fmt.Fprintf(e.stderr, "coroner collect: %s\n", l)
 	}
-	summarize(e, true, c.Output, job.redactor != nil, sum, maxSize)
+	summarize(e, true, c.Output, job.Redactor != nil, sum, maxSize)
 	wrote := fmt.Sprintf("wrote %s: %d files, %s", c.Output, len(sum.Results)+1, reports.HumanBytes(sum.Bytes))
-	if job.redactor == nil {
+	if job.Redactor == nil {
 		wrote += ", not redacted"
 	}
 	fmt.Fprintf(e.stderr, "coroner collect: %s\n", wrote)

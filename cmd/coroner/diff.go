@@ -4,6 +4,7 @@ import (
 	"bytes"
 
 	"github.com/coroner-dev/coroner/internal/compare"
+	"github.com/coroner-dev/coroner/parser"
 	"github.com/coroner-dev/coroner/rules"
 )
 
@@ -67,7 +68,7 @@ func (c *diffCmd) load(e *env, path string) (compare.Run, error) {
 	if err != nil {
 		return compare.Run{}, err
 	}
-	if !hasEvidence(f) {
+	if !parser.HasEvidence(f) {
 		return compare.Run{}, noEvidence(bf.Paths, f)
 	}
 	return compare.Run{Path: path, Facts: f, Result: rules.Run(f, rules.Options{})}, nil

@@ -105,6 +105,7 @@ func run(args []string, e env) (code int) {
 		kong.UsageOnError(),
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true, WrapUpperBound: 100}),
 		kong.Bind(&e),
+		formatVars(),
 	)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "coroner: %v\n", err)

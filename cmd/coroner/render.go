@@ -3,37 +3,46 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"os"
+	"strings"
+
+	"github.com/alecthomas/kong"
 
 	"github.com/coroner-dev/coroner/internal/escape"
+	"github.com/coroner-dev/coroner/parser"
 	"github.com/coroner-dev/coroner/parser/bundle"
 	"github.com/coroner-dev/coroner/reports"
 )
 
-// renderReport renders the report in a format. The GitHub brief quotes the
-// cited lines with context, so it reads the bundle a second time for them.
-func renderReport(e *env, format string, color bool, rep *reports.Report, c *bundleFlags) ([]byte, error) {
-	var buf bytes.Buffer
-	var err error
-	switch format {
-	case "json":
-		err = reports.JSON(&buf, rep)
-	case "html":
-		err = reports.HTML(&buf, rep)
-	case "text":
-		err = reports.Text(&buf, rep, reports.TextOptions{Color: color})
-	case "github":
-		ex, xerr := readExcerpts(c, reports.ExcerptWants(rep))
+// formatVars hands the format registry to kong: analyze's --format takes
+// its values, its default and its help from reports.Formats.
+func formatVars() kong.Vars {
+	return kong.Vars{
+		"formats":        strings.Join(reports.FormatValues(), ","),
+		"default_format": reports.Formats[0].Name,
+		"format_help":    reports.FormatHelp(),
+	}
+}
+
+// renderReport renders the report in a format of the registry. A format
+// that quotes its sources (the GitHub brief) gets the cited lines with
+// their context, read again from the bundles.
+func renderReport(e *env, format string, color bool, rep *reports.Report, paths []string, maxBytes string) ([]byte, error) {
+	f, err := reports.LookupFormat(format)
+	if err != nil {
+		return nil, fail(exitUsage, "--format: %v", err)
+	}
+	o := reports.RenderOptions{Color: color && f.Color}
+	if f.Sources {
+		ex, xerr := readExcerpts(paths, maxBytes, reports.ExcerptWants(rep))
 		if xerr != nil {
 			// The brief quotes the cited text alone then; say why.
 			fmt.Fprintf(e.stderr, "coroner: reading evidence context: %s\n", escape.Line(xerr.Error()))
 		}
-		err = reports.GitHub(&buf, rep, ex)
-	default:
-		err = reports.Markdown(&buf, rep)
+		o.Excerpts = ex
 	}
-	if err != nil {
+	var buf bytes.Buffer
+	if err := f.Render(&buf, rep, o); err != nil {
 		return nil, fail(exitInternal, "render %s: %v", format, err)
 	}
 	return buf.Bytes(), nil
@@ -58,31 +67,16 @@ func useColor(e *env, mode, output string) bool {
 	return e.stdoutTTY
 }
 
-// readExcerpts reads the wanted lines from the bundles, naming each file the
-// way parser.Parse does (each bundle's entries under its base name when
-// several are given). Stdin was read once already and is skipped.
-func readExcerpts(c *bundleFlags, want map[string][]int) (reports.Excerpts, error) {
+// readExcerpts reads the wanted lines from the bundles, each file under
+// the name parser.Parse gave it (parser.Walk); stdin was read once already
+// and is skipped.
+func readExcerpts(paths []string, maxBytes string, want map[string][]int) (reports.Excerpts, error) {
 	if len(want) == 0 {
 		return reports.Excerpts{}, nil
 	}
 	opts := bundle.Defaults()
-	if n, err := parseSize(c.MaxBytes); err == nil {
+	if n, err := parseSize(maxBytes); err == nil {
 		opts.MaxTotalBytes = n
 	}
-	walk := func(visit func(string, io.Reader) error) error {
-		names := bundle.InputNames(c.Paths)
-		for i, bp := range c.Paths {
-			if bp == "-" {
-				continue
-			}
-			err := bundle.Walk(bp, opts, func(en *bundle.Entry, r io.Reader) error {
-				return visit(en.Under(names[i]), r)
-			})
-			if err != nil {
-				return fmt.Errorf("%s: %w", bp, err)
-			}
-		}
-		return nil
-	}
-	return reports.ReadExcerpts(issueBlocks(walk, want), want)
+	return reports.ReadExcerpts(parser.WalkFunc(paths, opts), want)
 }
