@@ -400,6 +400,7 @@ func merge(dst, src *facts.Facts, info *facts.SourceInfo) {
 	dst.Probes = append(dst.Probes, src.Probes...)
 	dst.Stacks = append(dst.Stacks, src.Stacks...)
 	dst.Runs = append(dst.Runs, src.Runs...)
+	dst.Nodes = append(dst.Nodes, src.Nodes...)
 	dst.Capture = append(dst.Capture, src.Capture...)
 	dst.Cgroups = append(dst.Cgroups, src.Cgroups...)
 	dst.System = append(dst.System, src.System...)

@@ -213,6 +213,7 @@ type Facts struct {
 	Probes   []*Probe
 	Stacks   []*PyStack
 	Runs     []*Artifact // the collector's manifest records
+	Nodes    []*Node     // the nodes a collect across a cluster gathered from
 	Capture  []*CaptureStamp
 	Cgroups  []*CgroupMemory
 	System   []*SystemInfo
@@ -264,6 +265,23 @@ func (f *Facts) SourcesOf(kinds ...Kind) []*SourceInfo {
 		}
 	}
 	return out
+}
+
+// Node is one node of a collect across a cluster, as its manifest names
+// it: its captures are under Dir.
+type Node struct {
+	Src  Source
+	Name string
+	Dir  string
+	// Host is the machine (the Kubernetes or Slurm node, the Ray node's
+	// address); Status "collected", "partial" or "failed", Error why.
+	Host   string
+	Status string
+	Error  string
+	// ClockOffset is the node's clock less the collector's, measured when
+	// it was collected; HasClock says whether it was.
+	ClockOffset time.Duration
+	HasClock    bool
 }
 
 // CaptureStamp is an explicit capture time found in the bundle: a
