@@ -402,7 +402,7 @@ func (c *rulesExplainCmd) Run(e *env) error {
 					fmt.Fprintf(w, "\npossible causes: %s", strings.Join(x.Causes, ", "))
 				}
 				fmt.Fprintf(w, "\n\naction: %s\n\nreported by: gpu-fault (from the kernel log)\n", x.Action)
-				writeRefs(w, []string{"https://docs.nvidia.com/deploy/xid-errors/index.html"})
+				writeRefs(w, x.References)
 				return nil
 			}
 		}

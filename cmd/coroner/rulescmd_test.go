@@ -91,7 +91,8 @@ func TestRulesExplain(t *testing.T) {
 		{"signature with a fix", []string{"trtllm-backend-needs-sm100"}, exitOK, []string{
 			"printed by: sglang >=0.5.6.post1, <0.5.7\n  fixed in: sglang 0.5.7\n  (the range above is the entry's own"}},
 		{"relay", []string{"sglang-child-failed"}, exitOK, []string{"relay: it reports another failure"}},
-		{"xid", []string{"xid-79"}, exitOK, []string{"Xid 79: GPU has fallen off the bus", "ROBUST_CHANNEL_GPU_HAS_FALLEN_OFF_THE_BUS", "severity: critical", "action: The GPU is gone until the machine reboots"}},
+		{"xid", []string{"xid-79"}, exitOK, []string{"Xid 79: GPU has fallen off the bus", "ROBUST_CHANNEL_GPU_HAS_FALLEN_OFF_THE_BUS", "severity: critical", "action: The GPU is gone until the machine reboots",
+			"https://docs.nvidia.com/deploy/xid-errors/analyzing-xid-catalog.html", "https://docs.nvidia.com/deploy/xid-errors/index.html"}},
 		{"no such xid", []string{"xid-9999"}, exitUsage, []string{`no rule or signature "xid-9999"`}},
 		{"pack signature", []string{"acmefs-stale-handle", "--rules", examplePack}, exitOK, []string{
 			"defined at " + examplePack + ":10", "reported by: signature"}},

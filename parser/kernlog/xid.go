@@ -1,6 +1,8 @@
 package kernlog
 
 import (
+	"fmt"
+	"net/url"
 	"regexp"
 	"strconv"
 
@@ -44,6 +46,9 @@ type XidEntry struct {
 	Secondary bool
 	// Hardware marks codes whose usual cause is a failing part.
 	Hardware bool
+	// References are where the entry comes from: NVIDIA's catalog, its
+	// cause matrix.
+	References []string
 }
 
 // XidInfo returns the catalog entry of an Xid code.
@@ -62,8 +67,28 @@ func XidCodes() []int {
 }
 
 // xidCatalog is NVIDIA's Xid catalog, kept as data in
-// rules/catalog/xid.yaml (sorted by code).
+// rules/catalog/xid.yaml, beside the signatures. It is read when the
+// program starts; a catalog that does not hold together stops it there, and
+// TestXidCatalog stops it before a release.
 var xidCatalog = func() []XidEntry {
+	es, err := loadXids(catalog.Xid)
+	if err != nil {
+		panic("rules/catalog/xid.yaml: " + err.Error())
+	}
+	return es
+}()
+
+// xidCauses are the cause matrix's columns.
+var xidCauses = map[string]bool{"HW": true, "Drv": true, "App": true, "Mem": true, "Bus": true, "Th": true, "FB": true}
+
+// xidName is a catalog mnemonic.
+var xidName = regexp.MustCompile(`^[A-Z][A-Z0-9_]*$`)
+
+// loadXids decodes the Xid catalog, strictly (an unknown field is an
+// error), and checks each entry: codes ascending and once, a mnemonic, a
+// meaning, a known severity, an action, causes of the matrix and at least
+// one https reference.
+func loadXids(data []byte) ([]XidEntry, error) {
 	var raw []struct {
 		Code        int      `yaml:"code"`
 		Name        string   `yaml:"name"`
@@ -75,17 +100,54 @@ var xidCatalog = func() []XidEntry {
 		Action      string   `yaml:"action"`
 		Secondary   bool     `yaml:"secondary"`
 		Hardware    bool     `yaml:"hardware"`
+		References  []string `yaml:"references"`
 	}
-	if err := yaml.UnmarshalWithOptions(catalog.Xid, &raw, yaml.Strict()); err != nil {
-		panic("rules/catalog/xid.yaml: " + yaml.FormatError(err, false, false))
+	if err := yaml.UnmarshalWithOptions(data, &raw, yaml.Strict()); err != nil {
+		return nil, fmt.Errorf("decoding: %s", yaml.FormatError(err, false, false))
+	}
+	if len(raw) == 0 {
+		return nil, fmt.Errorf("no entries")
 	}
 	out := make([]XidEntry, len(raw))
 	for i, r := range raw {
+		bad := func(format string, args ...any) error {
+			return fmt.Errorf("entry %d (code %d): %s", i+1, r.Code, fmt.Sprintf(format, args...))
+		}
+		switch {
+		case r.Code <= 0:
+			return nil, bad("code must be a positive number")
+		case i > 0 && r.Code <= raw[i-1].Code:
+			return nil, bad("codes must ascend, each once: %d comes after %d", r.Code, raw[i-1].Code)
+		case !xidName.MatchString(r.Name):
+			return nil, bad("name %q is not a catalog mnemonic (capitals, digits, _)", r.Name)
+		case r.Meaning == "":
+			return nil, bad("meaning is empty")
+		case r.Action == "":
+			return nil, bad("action is empty")
+		case len(r.References) == 0:
+			return nil, bad("no references: say where the entry comes from")
+		}
+		switch r.Severity {
+		case SevCritical, SevError, SevWarning, SevInfo:
+		default:
+			return nil, bad("severity %q is none of critical, error, warning, info", r.Severity)
+		}
+		for _, c := range r.Causes {
+			if !xidCauses[c] {
+				return nil, bad("cause %q is not a column of the cause matrix (HW, Drv, App, Mem, Bus, Th, FB)", c)
+			}
+		}
+		for _, ref := range r.References {
+			if u, err := url.Parse(ref); err != nil || u.Scheme != "https" || u.Host == "" {
+				return nil, bad("reference %q is not an https URL", ref)
+			}
+		}
 		out[i] = XidEntry{Code: r.Code, Name: r.Name, Meaning: r.Meaning, Immediate: r.Immediate, Investigate: r.Investigate,
-			Causes: r.Causes, Severity: r.Severity, Action: r.Action, Secondary: r.Secondary, Hardware: r.Hardware}
+			Causes: r.Causes, Severity: r.Severity, Action: r.Action, Secondary: r.Secondary, Hardware: r.Hardware,
+			References: r.References}
 	}
-	return out
-}()
+	return out, nil
+}
 
 var xidByCode = func() map[int]XidEntry {
 	m := make(map[int]XidEntry, len(xidCatalog))
