@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -69,11 +70,13 @@ func buildEnvironment(f *facts.Facts) Environment {
 	return env
 }
 
-// gpuGroups describes the GPUs of one snapshot: the one listing the most
-// GPUs, preferring formats that name the compute capability, then the
-// latest. Several snapshots of one machine would only repeat it.
+// gpuGroups describes the GPUs of one snapshot per node: the one listing
+// the most GPUs, preferring formats that name the compute capability, then
+// the latest. Several snapshots of one machine would only repeat it; the
+// nodes of a bundle of several add theirs.
 func gpuGroups(f *facts.Facts) []GPUGroup {
-	var best *facts.GPUSnapshot
+	best := map[string]*facts.GPUSnapshot{}
+	var hosts []string
 	score := func(s *facts.GPUSnapshot) (int, int) {
 		cc := 0
 		for _, g := range s.GPUs {
@@ -87,21 +90,24 @@ func gpuGroups(f *facts.Facts) []GPUGroup {
 		if len(s.GPUs) == 0 {
 			continue
 		}
-		if best == nil {
-			best = s
+		b := best[s.Host]
+		if b == nil {
+			best[s.Host] = s
+			hosts = append(hosts, s.Host)
 			continue
 		}
 		n, cc := score(s)
-		bn, bcc := score(best)
-		if n > bn || n == bn && (cc > bcc || cc == bcc && s.At.After(best.At)) {
-			best = s
+		bn, bcc := score(b)
+		if n > bn || n == bn && (cc > bcc || cc == bcc && s.At.After(b.At)) {
+			best[s.Host] = s
 		}
 	}
 	out := []GPUGroup{}
-	if best == nil {
-		return out
+	var gpus []*facts.GPU
+	for _, h := range hosts {
+		gpus = append(gpus, best[h].GPUs...)
 	}
-	for _, g := range best.GPUs {
+	for _, g := range gpus {
 		mem := 0.0
 		if g.MemTotalMiB.OK {
 			mem = math.Round(g.MemTotalMiB.V)
@@ -111,7 +117,7 @@ func gpuGroups(f *facts.Facts) []GPUGroup {
 			o := &out[i]
 			if o.Model == g.Name && o.ComputeCapability == g.CC && o.MemoryMiB == mem && o.Arch == g.Arch {
 				o.Count++
-				if g.Index >= 0 {
+				if g.Index >= 0 && !slices.Contains(o.Indexes, g.Index) {
 					o.Indexes = append(o.Indexes, g.Index)
 				}
 				found = true

@@ -84,6 +84,11 @@ func runCollective(p *Pass) {
 		})
 		return
 	}
+	// A node whose server is gone is node-lost's: its idle GPUs are no
+	// rank that lags, and the collective its peers wait in is not ruled out.
+	if len(idx.State.NodesDown) > 0 {
+		return
+	}
 	// 3. One GPU busy while its peers idle.
 	if g := idx.LatestGPUs(); g != nil && len(g.GPUs) >= 2 {
 		var busy, idle []*facts.GPU

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -34,8 +35,16 @@ func atBefore(a, b time.Time) bool {
 // for it.
 func (idx *Index) Rounds() []*facts.ProcSnapshot {
 	var out []*facts.ProcSnapshot
+	// Rounds compare one machine's processes over time: of a bundle of
+	// several nodes, the node LatestProcs stands on.
+	host := ""
+	if len(idx.snapshotHosts()) > 1 {
+		if s := idx.LatestProcs(); s != nil {
+			host = s.Host
+		}
+	}
 	for _, s := range idx.ProcSnapshots() {
-		if s.At.IsZero() {
+		if s.At.IsZero() || s.Host != host && host != "" {
 			continue
 		}
 		if n := len(out); n > 0 && s.At.Sub(out[n-1].At) < 5*time.Second {
@@ -51,10 +60,57 @@ func (idx *Index) Rounds() []*facts.ProcSnapshot {
 
 // LatestProcs returns the latest process snapshot, preferring one with ppids
 // when two were taken at the same time (ps -eo over ps aux), or nil.
+//
+// Of a bundle of several nodes, it is the latest of the first node (by
+// name) whose latest still shows server processes, else the latest of all:
+// the server is alive while any node runs it.
 func (idx *Index) LatestProcs() *facts.ProcSnapshot {
-	snaps := idx.ProcSnapshots()
+	hosts := idx.snapshotHosts()
+	if len(hosts) < 2 {
+		return idx.latestProcsOf("", false)
+	}
+	named := idx.LogPIDs()
+	for _, h := range hosts {
+		if s := idx.latestProcsOf(h, true); len(serverProcs(s, named)) > 0 {
+			return s
+		}
+	}
+	return idx.latestProcsOf("", false)
+}
+
+// LatestProcsByHost returns the latest process snapshot of each node, in
+// the order of their names; nil when the bundle holds one node's.
+func (idx *Index) LatestProcsByHost() []*facts.ProcSnapshot {
+	hosts := idx.snapshotHosts()
+	if len(hosts) < 2 {
+		return nil
+	}
+	out := make([]*facts.ProcSnapshot, 0, len(hosts))
+	for _, h := range hosts {
+		out = append(out, idx.latestProcsOf(h, true))
+	}
+	return out
+}
+
+// snapshotHosts are the nodes the process snapshots were taken on.
+func (idx *Index) snapshotHosts() []string {
+	var out []string
+	for _, s := range idx.Facts.Procs {
+		if s.Host != "" && !slices.Contains(out, s.Host) {
+			out = append(out, s.Host)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// latestProcsOf is the latest snapshot of one node (when only) or of all.
+func (idx *Index) latestProcsOf(host string, only bool) *facts.ProcSnapshot {
 	var best *facts.ProcSnapshot
-	for _, s := range snaps {
+	for _, s := range idx.ProcSnapshots() {
+		if only && s.Host != host {
+			continue
+		}
 		if best == nil {
 			best = s
 			continue
@@ -184,10 +240,46 @@ func (idx *Index) GPUSnapshots() []*facts.GPUSnapshot {
 	return out
 }
 
-// LatestGPUs returns the latest GPU snapshot that holds utilization, or nil.
+// LatestGPUs returns the latest GPU snapshot that holds utilization, or nil;
+// of a bundle of several nodes, the latest of the node LatestProcs stands
+// on when it has one.
 func (idx *Index) LatestGPUs() *facts.GPUSnapshot {
+	if ps := idx.LatestProcs(); ps != nil && ps.Host != "" {
+		if g := idx.latestGPUsOf(ps.Host, true); g != nil {
+			return g
+		}
+	}
+	return idx.latestGPUsOf("", false)
+}
+
+// LatestGPUsByHost returns the latest GPU snapshot of each node that has
+// one, in the order of their names; nil when the bundle holds one node's.
+func (idx *Index) LatestGPUsByHost() []*facts.GPUSnapshot {
+	var hosts []string
+	for _, s := range idx.Facts.GPUs {
+		if s.Host != "" && !slices.Contains(hosts, s.Host) {
+			hosts = append(hosts, s.Host)
+		}
+	}
+	if len(hosts) < 2 {
+		return nil
+	}
+	slices.Sort(hosts)
+	var out []*facts.GPUSnapshot
+	for _, h := range hosts {
+		if g := idx.latestGPUsOf(h, true); g != nil {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+func (idx *Index) latestGPUsOf(host string, only bool) *facts.GPUSnapshot {
 	var best *facts.GPUSnapshot
 	for _, s := range idx.GPUSnapshots() {
+		if only && s.Host != host {
+			continue
+		}
 		has := false
 		for _, g := range s.GPUs {
 			has = has || g.UtilGPU.OK || g.MemUsedMiB.OK
@@ -201,6 +293,7 @@ func (idx *Index) LatestGPUs() *facts.GPUSnapshot {
 
 // GPUInfo is one GPU as all snapshots together describe it.
 type GPUInfo struct {
+	Host    string // the node, in a bundle of several
 	Index   int
 	BusID   string
 	Name    string
@@ -216,10 +309,11 @@ type GPUInfo struct {
 // uuid or index.
 func (idx *Index) Inventory() []GPUInfo {
 	var out []GPUInfo
-	find := func(g *facts.GPU) *GPUInfo {
+	// Nodes of one model have the same bus ids: a GPU is one node's.
+	find := func(host string, g *facts.GPU) *GPUInfo {
 		for i := range out {
 			o := &out[i]
-			if (g.BusID != "" && o.BusID == g.BusID) || (g.BusID == "" && g.Index >= 0 && o.Index == g.Index) {
+			if o.Host == host && ((g.BusID != "" && o.BusID == g.BusID) || (g.BusID == "" && g.Index >= 0 && o.Index == g.Index)) {
 				return o
 			}
 		}
@@ -227,9 +321,9 @@ func (idx *Index) Inventory() []GPUInfo {
 	}
 	for _, s := range idx.Facts.GPUs {
 		for _, g := range s.GPUs {
-			o := find(g)
+			o := find(s.Host, g)
 			if o == nil {
-				out = append(out, GPUInfo{Index: g.Index, BusID: g.BusID})
+				out = append(out, GPUInfo{Index: g.Index, BusID: g.BusID, Host: s.Host})
 				o = &out[len(out)-1]
 			}
 			if o.Name == "" && g.Name != "" {

@@ -12,7 +12,7 @@ func init() { Register(nodeLostRule) }
 
 var nodeLostRule = &Rule{
 	ID:       "node-lost",
-	Title:    "a node of a multi-node run went silent before the others",
+	Title:    "a node of a multi-node run stopped before the others",
 	Severity: SeverityError,
 	Category: CatCollectiveHang,
 	Needs:    []facts.Kind{facts.KindSGLangLog, facts.KindVLLMLog, facts.KindServerLog},
@@ -37,23 +37,24 @@ minute before the latest other node, and cites what the others logged after
 // nodeSilence is how much earlier than the others a node must stop.
 const nodeSilence = time.Minute
 
+type lostNode struct {
+	host     string
+	last     time.Time
+	src      facts.Source
+	text     string
+	finished bool // it shut down or failed on its own
+}
+
 func runNodeLost(p *Pass) {
 	idx := p.Index
-	type node struct {
-		host     string
-		last     time.Time
-		src      facts.Source
-		text     string
-		finished bool // it shut down or failed on its own
-	}
-	byHost := map[string]*node{}
+	byHost := map[string]*lostNode{}
 	for _, l := range idx.Facts.Logs {
 		if l.Host == "" {
 			continue
 		}
 		n := byHost[l.Host]
 		if n == nil {
-			n = &node{host: l.Host}
+			n = &lostNode{host: l.Host}
 			byHost[l.Host] = n
 		}
 		if l.LastTime.After(n.last) {
@@ -70,7 +71,14 @@ func runNodeLost(p *Pass) {
 	if len(byHost) < 2 {
 		return
 	}
-	hosts := make([]*node, 0, len(byHost))
+	// A node whose server processes are gone while another's still run.
+	for _, s := range idx.State.NodesDown {
+		if n := byHost[s.Host]; n != nil && !n.finished {
+			reportGone(p, n, s)
+			return
+		}
+	}
+	hosts := make([]*lostNode, 0, len(byHost))
 	for _, n := range byHost {
 		hosts = append(hosts, n)
 	}
@@ -96,14 +104,7 @@ func runNodeLost(p *Pass) {
 	if after == "" {
 		ev = append(ev, Evidence{Src: latest.src, Text: latest.host + "'s last line: " + trimText(latest.text, 160)})
 	}
-	// A collect across the cluster that could not reach the node says
-	// the same from the outside.
-	for _, n := range idx.Facts.Nodes {
-		if n.Name == first.host && n.Status == "failed" {
-			ev = append(ev, Evidence{Src: n.Src, Text: "the collector could not reach " + n.Name + ": " + trimText(n.Error, 160)})
-			after += fmt.Sprintf(" The collector could not reach it either (%s).", n.Src)
-		}
-	}
+	ev, after = unreachable(idx, first.host, ev, after)
 	p.Report(Finding{
 		Message: fmt.Sprintf("%s stopped logging at %s (%s), %s before %s's last line, with no shutdown or error of its own: the node went down or its processes were killed or hang, and the ranks on the other node(s) wait for it in their next collective.%s",
 			first.host, first.last.UTC().Format("15:04:05"), first.src, humanDuration(latest.last.Sub(first.last)), latest.host, after),
@@ -111,8 +112,64 @@ func runNodeLost(p *Pass) {
 		Confidence: 0.6,
 		Cause:      true,
 		Why:        first.host + " went silent first",
-		Remedy:     fmt.Sprintf("Look at %s itself: its kernel log (`journalctl -k -b -1` after a reboot: OOM kills, Xid, hardware), its container or scheduler events (was the pod or job step killed?), and `nvidia-smi -q` there.", first.host),
+		Remedy:     lostRemedy(first.host),
 	})
+}
+
+// reportGone names a node whose server processes are gone from its latest
+// snapshot while another node's still run, its log ending without an error.
+func reportGone(p *Pass, n *lostNode, s *facts.ProcSnapshot) {
+	idx := p.Index
+	alive := idx.State.PS
+	ev := []Evidence{
+		{Src: s.Src, Text: fmt.Sprintf("%s's processes: no server process", n.host)},
+		{Src: n.src, Text: n.host + "'s last line: " + trimText(n.text, 160)},
+		{Src: alive.Src, Text: fmt.Sprintf("%s's processes: %d server process(es) still run", alive.Host, len(idx.State.Alive))},
+	}
+	gpus := ""
+	for _, g := range idx.LatestGPUsByHost() {
+		if g.Host != n.host {
+			continue
+		}
+		used := 0.0
+		for _, x := range g.GPUs {
+			used += x.MemUsedMiB.V
+		}
+		if len(g.GPUs) > 0 && used < 1024 {
+			ev = append(ev, Evidence{Src: g.Src, Text: fmt.Sprintf("%s's %d GPUs hold %.0f MiB", n.host, len(g.GPUs), used)})
+			gpus = fmt.Sprintf(", its %d GPUs are empty (%s)", len(g.GPUs), g.Src)
+		}
+	}
+	after := ""
+	ev, after = unreachable(idx, n.host, ev, after)
+	p.Report(Finding{
+		Message: fmt.Sprintf("%s runs no server process any more (%s)%s, and its log ends at %s without a shutdown or an error of its own, while %s's server processes still run (%s): %s's were killed (the OOM killer, a signal, the scheduler), and the ranks on the other node(s) wait for them in their next collective.%s",
+			n.host, s.Src, gpus, n.src, alive.Host, alive.Src, n.host, after),
+		Evidence: ev,
+		// The other nodes' ranks block in a collective a peer never joins
+		// until c10d's watchdog ends them: hung at the time of capture.
+		Outcome:    OutcomeHung,
+		Confidence: 0.6,
+		Cause:      true,
+		Why:        n.host + "'s server processes are gone",
+		Remedy:     lostRemedy(n.host),
+	})
+}
+
+// unreachable adds what a collect across the cluster says of a node it
+// could not reach: the same, from the outside.
+func unreachable(idx *Index, host string, ev []Evidence, after string) ([]Evidence, string) {
+	for _, n := range idx.Facts.Nodes {
+		if n.Name == host && n.Status == "failed" {
+			ev = append(ev, Evidence{Src: n.Src, Text: "the collector could not reach " + n.Name + ": " + trimText(n.Error, 160)})
+			after += fmt.Sprintf(" The collector could not reach it either (%s).", n.Src)
+		}
+	}
+	return ev, after
+}
+
+func lostRemedy(host string) string {
+	return fmt.Sprintf("Look at %s itself: its kernel log (`journalctl -k -b -1` after a reboot: OOM kills, Xid, hardware), its container or scheduler events (was the pod or job step killed?), and `nvidia-smi -q` there.", host)
 }
 
 // isFailure reports an event among the run's failures.

@@ -29,6 +29,9 @@ type State struct {
 	PS      *facts.ProcSnapshot
 	Alive   []*facts.Process
 	Workers []*facts.Process
+	// NodesDown are the latest snapshots of the nodes that show no server
+	// process while another node's still does (bundles of several nodes).
+	NodesDown []*facts.ProcSnapshot
 	// ProbesOK and ProbesFailed are the health probes by result.
 	ProbesOK, ProbesFailed []*facts.Probe
 	// Last is the last sign of life of the logs; Silence is how long before
@@ -109,6 +112,14 @@ func (idx *Index) deriveState() {
 	st.PS = idx.LatestProcs()
 	st.Alive = serverProcs(st.PS, idx.LogPIDs())
 	st.Workers = Workers(st.PS)
+	if len(st.Alive) > 0 {
+		named := idx.LogPIDs()
+		for _, s := range idx.LatestProcsByHost() {
+			if s != st.PS && len(serverProcs(s, named)) == 0 {
+				st.NodesDown = append(st.NodesDown, s)
+			}
+		}
+	}
 	for _, p := range idx.Facts.Probes {
 		if p.OK() {
 			st.ProbesOK = append(st.ProbesOK, p)

@@ -26,7 +26,12 @@ func (v Val) MarshalJSON() ([]byte, error) {
 // GPUSnapshot is one nvidia-smi capture (-q, -q -x, a CSV query, the table,
 // one dmon/pmon sample).
 type GPUSnapshot struct {
-	Src    Source    `json:"src"`
+	Src Source `json:"src"`
+
+	// Host is the node it was taken on, when the bundle holds several
+	// (set by parser/runs).
+	Host string `json:"host,omitempty"`
+
 	At     time.Time `json:"at,omitzero"`
 	AtFrom string    `json:"at_from,omitempty"`
 	Format Kind      `json:"format"`

@@ -48,6 +48,11 @@ type ProcSnapshot struct {
 	// Src is the file and the line where the snapshot starts (its header,
 	// or top's first line), so that several snapshots of one file differ.
 	Src Source `json:"src"`
+
+	// Host is the node it was taken on, when the bundle holds several
+	// (set by parser/runs).
+	Host string `json:"host,omitempty"`
+
 	// At is the capture time; AtFrom says what evidence gave it.
 	At     time.Time  `json:"at,omitzero"`
 	AtFrom string     `json:"at_from,omitempty"`

@@ -75,6 +75,7 @@ func nodes(r *Run) {
 		r.Facts.Assumptions = append(r.Facts.Assumptions, fmt.Sprintf("%s's clock (%s) runs %s %s %s's (%s), from %s; its times are shifted by that to line the nodes up",
 			l.Host, l.Path, off.Abs().Round(time.Second/10), aheadBehind(off), ref.Host, ref.Path, by))
 	}
+	tagSnapshots(r.Facts, folders(r.Facts, hosts))
 	r.Hosts = nil
 	seen := map[string]bool{}
 	for _, l := range r.Facts.Logs {
@@ -90,8 +91,23 @@ func nodes(r *Run) {
 // logs' paths part: gpu-a01 for gpu-a01/logs/server.log beside
 // gpu-a02/logs/server.log.
 func folderNames(logs []*facts.Log) []string {
+	parts, common := partedDirs(logs)
+	out := make([]string, len(logs))
+	for i, p := range parts {
+		if common < len(p) {
+			out[i] = p[common]
+		} else {
+			out[i] = p[len(p)-1]
+		}
+	}
+	return out
+}
+
+// partedDirs splits each log's folder into its components, and says how
+// many leading ones all logs share.
+func partedDirs(logs []*facts.Log) ([][]string, int) {
 	parts := make([][]string, len(logs))
-	common := -1
+	common := 0
 	for i, l := range logs {
 		parts[i] = strings.Split(path.Dir(l.Path), "/")
 		if i == 0 {
@@ -104,15 +120,54 @@ func folderNames(logs []*facts.Log) []string {
 		}
 		common = n
 	}
-	out := make([]string, len(logs))
+	return parts, common
+}
+
+// folders maps each node's folder to its name: the manifest's node
+// folders, and the folder a named log sits in below the logs' common
+// folder (gpu-a01/ for gpu-a01/logs/server.log).
+func folders(f *facts.Facts, hosts []string) map[string]string {
+	out := map[string]string{}
+	for _, n := range f.Nodes {
+		if n.Dir != "" {
+			out[n.Dir] = n.Name
+		}
+	}
+	parts, common := partedDirs(f.Logs)
 	for i, p := range parts {
-		if common < len(p) {
-			out[i] = p[common]
-		} else {
-			out[i] = p[len(p)-1]
+		if common >= len(p) || p[0] == "." {
+			continue // a log in the common folder names no node folder
+		}
+		dir := strings.Join(p[:common+1], "/")
+		if _, ok := out[dir]; !ok && hosts[i] != "" {
+			out[dir] = hosts[i]
 		}
 	}
 	return out
+}
+
+// tagSnapshots names the node of each process and GPU snapshot taken in a
+// node's folder, so that rules read each node's latest apart.
+func tagSnapshots(f *facts.Facts, dirs map[string]string) {
+	at := func(file string) string {
+		best, host := "", ""
+		for d, h := range dirs {
+			if strings.HasPrefix(file, d+"/") && len(d) > len(best) {
+				best, host = d, h
+			}
+		}
+		return host
+	}
+	for _, s := range f.Procs {
+		if s.Host == "" {
+			s.Host = at(s.Src.File)
+		}
+	}
+	for _, s := range f.GPUs {
+		if s.Host == "" {
+			s.Host = at(s.Src.File)
+		}
+	}
 }
 
 // nodeOf is the manifest's node whose folder holds the file at p.
@@ -179,7 +234,10 @@ func aheadBehind(off time.Duration) string {
 func logHost(l *facts.Log) string {
 	count := map[string]int{}
 	for _, e := range l.Events {
-		if h := e.Str("host"); h != "" {
+		// Only NCCL's prefix names the machine: a server's own "host"
+		// argument is the address it listens on.
+		nccl := e.Type == facts.EventNCCLInfo || e.Type == facts.EventNCCLWarn || e.Type == facts.EventNCCLError
+		if h := e.Str("host"); nccl && h != "" {
 			count[h]++
 		} else if e.Proc.Host != "" {
 			count[e.Proc.Host]++
