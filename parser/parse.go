@@ -34,6 +34,11 @@ type Options struct {
 	Progress *Progress
 	// Stdin is read for the path "-" (os.Stdin when nil).
 	Stdin io.Reader
+	// FileTimes takes the file system's modification times of files (an
+	// archive's record of them is always taken) as evidence of the year of
+	// stamps that carry none. The command line sets it; tests of reports
+	// leave it, since a checkout's times are not the evidence's.
+	FileTimes bool
 	// Watch, if set, sees every line of every server log and picks the
 	// ones to keep in Log.Watched (the lines user packs' signatures may
 	// match, beyond the records the parser keeps).
@@ -127,8 +132,9 @@ type run struct {
 
 	mu         sync.Mutex
 	walkIssues []facts.Issue // from the walk, attached at the end
-	// mtimes are archive modification times per source, the weakest time evidence.
-	mtimes map[string]time.Time
+	// mtimes are the modification times of the sources (recorded by their
+	// archive, or their files'), for the year of stamps that carry none.
+	mtimes map[string]fileTime
 }
 
 // job is one entry's parse: its source and the facts its worker found.
@@ -191,11 +197,13 @@ func (p *run) entry(e *bundle.Entry, r io.Reader) error {
 	}
 	p.byName[name] = j
 	p.jobs = append(p.jobs, j)
-	if !e.ModTime.IsZero() && e.Container != "dir" && e.Container != "file" {
+	// A file system's time says when the file was last written (or
+	// copied): weaker than an archive's record, still evidence of a year.
+	if fs := e.Container == "dir" || e.Container == "file"; !e.ModTime.IsZero() && (!fs || p.opts.FileTimes) {
 		if p.mtimes == nil {
-			p.mtimes = map[string]time.Time{}
+			p.mtimes = map[string]fileTime{}
 		}
-		p.mtimes[name] = e.ModTime
+		p.mtimes[name] = fileTime{At: e.ModTime, FS: fs}
 	}
 	if e.Link != "" || r == nil {
 		return nil

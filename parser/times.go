@@ -16,7 +16,7 @@ import (
 // are taken from the strongest evidence at hand and applied to every time of
 // those sources, and snapshots without an in-band time get their directory's
 // capture stamp. Every guess is recorded as an assumption.
-func normalizeTimes(f *facts.Facts, mtimes map[string]time.Time, opts Options) {
+func normalizeTimes(f *facts.Facts, mtimes map[string]fileTime, opts Options) {
 	zone, zoneWhy := bundleZone(f, opts)
 	if zoneWhy != "" {
 		f.Assumptions = append(f.Assumptions, zoneWhy)
@@ -31,7 +31,7 @@ func normalizeTimes(f *facts.Facts, mtimes map[string]time.Time, opts Options) {
 			return t
 		})
 	}
-	ref, refWhy := referenceTime(f, mtimes)
+	refs := newYearRefs(f, mtimes)
 	yearWhy := map[string]string{}
 	shifts := map[string]int{}    // a file is here when its year was decided
 	moved := false                // some year moved: the times must be walked
@@ -43,20 +43,22 @@ func normalizeTimes(f *facts.Facts, mtimes map[string]time.Time, opts Options) {
 		}
 		latest := c.Latest // already in the bundle's zone
 		var year int
-		switch {
-		case opts.Year > 0:
+		if opts.Year > 0 {
 			year = opts.Year
 			yearWhy[file] = fmt.Sprintf("%s: its timestamps carry no year; used %d from --year", file, year)
-		case !ref.IsZero():
-			// The latest line cannot be later than the capture: if its month
-			// and day fall after the reference's, it is from the year before.
+		} else {
+			ref, refWhy := refs.of(file)
+			if ref.IsZero() {
+				continue
+			}
+			// The latest line cannot be later than the reference: if its
+			// month and day fall after the reference's, it is from the
+			// year before.
 			year = ref.Year()
 			if atYear(latest, year).After(ref.Add(24 * time.Hour)) {
 				year--
 			}
 			yearWhy[file] = fmt.Sprintf("%s: its timestamps carry no year; took %d from %s", file, year, refWhy)
-		default:
-			continue
 		}
 		shifts[file] = year - latest.Year()
 		moved = moved || shifts[file] != 0
@@ -75,8 +77,12 @@ func normalizeTimes(f *facts.Facts, mtimes map[string]time.Time, opts Options) {
 	for _, file := range files {
 		if c := f.Clocks[file]; c.NoYear && !c.Latest.IsZero() {
 			if _, ok := shifts[file]; !ok {
+				// Outputs leave the year out (facts.FormatTime), never
+				// show the placeholder.
+				c.YearUnknown = true
+				f.Clocks[file] = c
 				f.Assumptions = append(f.Assumptions, fmt.Sprintf(
-					"%s: its timestamps carry no year and nothing in the bundle gives one; dates are shown in year %d (pass --year)", file, facts.BaseYear))
+					"%s: its timestamps carry no year and nothing in the bundle gives one (no manifest, capture stamp or file time): dates are shown without a year (pass --year)", file))
 			}
 		}
 	}
@@ -161,45 +167,124 @@ func offsetName(secs int) string {
 	return fmt.Sprintf("%s%02d:%02d", sign, secs/3600, secs%3600/60)
 }
 
-// referenceTime is the latest time known with its year: a capture stamp, a
-// manifest record, an in-band snapshot stamp, a log with years; else an
-// archive modification time.
-func referenceTime(f *facts.Facts, mtimes map[string]time.Time) (time.Time, string) {
-	var best time.Time
-	var why string
-	consider := func(t time.Time, w string) {
-		if !t.IsZero() && t.After(best) {
-			best, why = t, w
+// fileTime is a source's modification time: recorded by its archive, or,
+// for a file of a folder, its file system's (FS).
+type fileTime struct {
+	At time.Time
+	FS bool
+}
+
+// yearRefs finds, for a source whose stamps carry no year, the time that
+// gives it one. Evidence about the source itself comes first, so that a
+// log never borrows the year of an unrelated file while its own capture
+// says another: the capture manifest (the collector's record of the
+// capture), the capture stamp of its folder, the snapshots and logs with
+// years in its folder, its own modification time (in the archive, or its
+// file's); then the latest such time elsewhere in the bundle; then other
+// files' modification times.
+type yearRefs struct {
+	manifest       time.Time
+	manifestWhy    string
+	byDir          map[string]yearRef // capture stamps, then in-band stamps, per folder
+	global         yearRef
+	mtimes         map[string]fileTime
+	otherMtime     yearRef
+	otherMtimeSeen bool
+}
+
+type yearRef struct {
+	at  time.Time
+	why string
+}
+
+func (r *yearRef) consider(t time.Time, why string) {
+	if !t.IsZero() && t.After(r.at) {
+		r.at, r.why = t, why
+	}
+}
+
+func newYearRefs(f *facts.Facts, mtimes map[string]fileTime) *yearRefs {
+	r := &yearRefs{byDir: map[string]yearRef{}, mtimes: mtimes}
+	for _, a := range f.Runs {
+		if !a.End.IsZero() && a.End.After(r.manifest) {
+			r.manifest, r.manifestWhy = a.End, "the capture manifest "+a.Src.String()
 		}
 	}
-	for _, c := range f.Capture {
-		consider(c.At, "the capture stamp "+c.Src.String())
+	stamps := map[string]yearRef{}
+	inband := map[string]yearRef{}
+	add := func(m map[string]yearRef, dir string, t time.Time, why string) {
+		ref := m[dir]
+		ref.consider(t, why)
+		m[dir] = ref
+		r.global.consider(t, why)
 	}
-	for _, a := range f.Runs {
-		consider(a.End, "the manifest "+a.Src.String())
+	for _, c := range f.Capture {
+		add(stamps, c.Scope, c.At, "the capture stamp "+c.Src.String())
 	}
 	for _, g := range f.GPUs {
 		if !f.Clocks[g.Src.File].NoYear {
-			consider(g.At, "the snapshot time in "+g.Src.String())
+			add(inband, dirOf(g.Src.File), g.At, "the snapshot time in "+g.Src.String())
 		}
 	}
 	for _, p := range f.Procs {
 		if !f.Clocks[p.Src.File].NoYear {
-			consider(p.At, "the snapshot time in "+p.Src.String())
+			add(inband, dirOf(p.Src.File), p.At, "the snapshot time in "+p.Src.String())
 		}
 	}
 	for _, l := range f.Logs {
 		if !f.Clocks[l.Path].NoYear {
-			consider(l.LastTime, "the timestamps of "+l.Path)
+			add(inband, dirOf(l.Path), l.LastTime, "the timestamps of "+l.Path)
 		}
 	}
-	if !best.IsZero() {
-		return best, why
+	for _, p := range f.Probes {
+		if !f.Clocks[p.Src.File].NoYear {
+			add(inband, dirOf(p.Src.File), p.At, "the probe time in "+p.Src.String())
+		}
 	}
-	for _, k := range sortedKeys(mtimes) {
-		consider(mtimes[k], "the archive's modification time of "+k)
+	for _, k := range f.Kernel {
+		if !f.Clocks[k.Src.File].NoYear {
+			add(inband, dirOf(k.Src.File), k.Time, "the timestamps of "+k.Src.File)
+		}
 	}
-	return best, why
+	for dir, ref := range stamps {
+		r.byDir[dir] = ref
+	}
+	for dir, ref := range inband {
+		if _, ok := r.byDir[dir]; !ok {
+			r.byDir[dir] = ref
+		}
+	}
+	return r
+}
+
+// of returns the reference time for file and what it is.
+func (r *yearRefs) of(file string) (time.Time, string) {
+	if !r.manifest.IsZero() {
+		return r.manifest, r.manifestWhy
+	}
+	if ref, ok := r.byDir[dirOf(file)]; ok && !ref.at.IsZero() {
+		return ref.at, ref.why
+	}
+	if m, ok := r.mtimes[file]; ok && !m.At.IsZero() {
+		if m.FS {
+			return m.At, "its file's modification time"
+		}
+		return m.At, "its modification time in the archive"
+	}
+	if !r.global.at.IsZero() {
+		return r.global.at, r.global.why
+	}
+	if !r.otherMtimeSeen {
+		r.otherMtimeSeen = true
+		for _, k := range sortedKeys(r.mtimes) {
+			how := "the archive's modification time of "
+			if r.mtimes[k].FS {
+				how = "the file modification time of "
+			}
+			r.otherMtime.consider(r.mtimes[k].At, how+k)
+		}
+	}
+	return r.otherMtime.at, r.otherMtime.why
 }
 
 // stampSnapshots gives snapshots without an in-band time the capture stamp

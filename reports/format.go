@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/coroner-dev/coroner/internal/escape"
+	"github.com/coroner-dev/coroner/parser/facts"
 )
 
 // Escaping. Evidence is hostile: a log line or a member's name may hold
@@ -153,9 +154,9 @@ func humanSeconds(s float64) string {
 
 // clockFormat shows the timeline's instants compactly: the time of day when
 // every instant falls on one day (the day is then said once), else the date
-// too.
+// too, without its year.
 type clockFormat struct {
-	day     string // "2026-02-10" when all instants share it
+	day     string // "2026-02-10" when all instants share it ("May 16, year unknown")
 	sameDay bool
 }
 
@@ -171,7 +172,24 @@ func newClockFormat(stamps ...string) clockFormat {
 			return clockFormat{}
 		}
 	}
+	if t, err := time.Parse(time.DateOnly, day); err == nil && yearless(t) {
+		day = t.Format("Jan 2") + ", year unknown"
+	}
 	return clockFormat{day: day, sameDay: day != ""}
+}
+
+// yearless reports a time of a report whose year is unknown, which the
+// report writes in year 0000 (stampOf): renderers leave its year out.
+func yearless(t time.Time) bool { return t.Year() < 100 }
+
+// showStamp shows a stamp of the report as it is, or without its year
+// when the year is unknown ("05-16T21:40:38Z"); "" stays "".
+func showStamp(stamp string) string {
+	t, err := time.Parse(time.RFC3339, stamp)
+	if err != nil || !yearless(t) {
+		return stamp
+	}
+	return facts.FormatTime(t, "2006-01-02T15:04:05Z07:00", true)
 }
 
 func (c clockFormat) show(stamp string) string {

@@ -488,7 +488,7 @@ func mdSources(d *doc, r *Report) {
 	d.p("| path | kind | size | lines | captured | parse issues |\n|---|---|---|---|---|---|\n")
 	for _, s := range r.Bundle.Sources {
 		d.p("| %s | %s | %s | %d | %s | %s |\n", escape.Markdown(s.Path), escape.Markdown(s.Kind), HumanBytes(s.Bytes), s.Lines,
-			escape.Markdown(orDash(s.CapturedAt)), escape.Markdown(issueSummary(s.Issues, 3)))
+			escape.Markdown(orDash(showStamp(s.CapturedAt))), escape.Markdown(issueSummary(s.Issues, 3)))
 	}
 	d.p("\n")
 }

@@ -152,3 +152,39 @@ func TestMermaidHostileNames(t *testing.T) {
 		assert.NotContains(t, s, "`")
 	}
 }
+
+// TestMermaidGanttYearUnknown: a report whose year is unknown (its stamps
+// are in year 0000) dates the gantt's tasks by month and day, with a
+// matching dateFormat, and never writes a year; a Feb 29 or a New Year
+// inside such a run leaves the chart out and says why (issue 18, item 8).
+func TestMermaidGanttYearUnknown(t *testing.T) {
+	span := func(start, end string) []TimelineSpan {
+		return []TimelineSpan{{Process: "main", Phase: "launch", Start: start, End: end, DurationS: 60}}
+	}
+	tests := []struct {
+		name       string
+		spans      []TimelineSpan
+		dateFormat string // "" when the chart is left out
+		task       string
+	}{
+		{"a known year", span("2026-05-16T21:39:29Z", "2026-05-16T21:40:29Z"), "YYYY-MM-DDTHH:mm:ss", "2026-05-16T21:39:29, 2026-05-16T21:40:29"},
+		{"no year", span("0000-05-16T21:39:29Z", "0000-05-16T21:40:29Z"), "MM-DDTHH:mm:ss", "05-16T21:39:29, 05-16T21:40:29"},
+		{"no year, across months", span("0000-05-31T23:59:29Z", "0000-06-01T00:00:29Z"), "MM-DDTHH:mm:ss", "05-31T23:59:29, 06-01T00:00:29"},
+		{"no year, Feb 29", span("0000-02-29T10:00:00Z", "0000-02-29T10:01:00Z"), "", ""},
+		{"no year, across New Year", span("0000-12-31T23:59:29Z", "0001-01-01T00:00:29Z"), "", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out := mermaidGantt(&chart{Groups: timelineGroups(tc.spans)})
+			assert.NotContains(t, out, "0000")
+			assert.NotContains(t, out, "0001-")
+			if tc.dateFormat == "" {
+				assert.NotContains(t, out, "```mermaid")
+				assert.Contains(t, out, "The chart is left out: the evidence gives no year")
+				return
+			}
+			assert.Contains(t, out, "    dateFormat "+tc.dateFormat+"\n")
+			assert.Contains(t, out, "    launch :done, g0s0, "+tc.task+"\n")
+		})
+	}
+}

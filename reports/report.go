@@ -44,6 +44,12 @@ type Report struct {
 	// Runs are the launches of the server the bundle holds, when it holds
 	// more than one; the rest of the report is about the selected one.
 	Runs []Run `json:"runs,omitempty"`
+	// YearUnknown is set when the bundle's timestamps carry no year and
+	// nothing in it gives one (facts.Facts.YearUnknown): every time of the
+	// report is then written in year 0000 (0001 after a New Year in a
+	// log), which no evidence has, and the renderers leave the year out
+	// (stamp, yearless).
+	YearUnknown bool `json:"year_unknown,omitempty"`
 }
 
 // Snapshot is one capture of point-in-time evidence.
@@ -203,8 +209,10 @@ func Build(f *facts.Facts, res *rules.Result, m Meta) *Report {
 		Inconclusive:  []Inconclusive{},
 		RuledOut:      []RuledOut{},
 		Environment:   buildEnvironment(f),
-		Snapshots:     snapshots(f),
+		YearUnknown:   f.YearUnknown(),
 	}
+	stamp := func(t time.Time) string { return stampOf(t, r.YearUnknown) }
+	r.Snapshots = snapshots(f, stamp)
 	for _, s := range f.Sources {
 		src := Source{Path: s.Path, Kind: string(s.Kind), Bytes: s.Bytes, Lines: s.Lines, Issues: []Issue{}, Container: s.Container}
 		if !s.CapturedAt.IsZero() {
@@ -276,7 +284,7 @@ func Build(f *facts.Facts, res *rules.Result, m Meta) *Report {
 
 // snapshots lists the capture instants of ps, top, nvidia-smi and probe
 // evidence, in time order (then file and line, so ties stay stable).
-func snapshots(f *facts.Facts) []Snapshot {
+func snapshots(f *facts.Facts, stamp func(time.Time) string) []Snapshot {
 	out := []Snapshot{}
 	add := func(kind string, at time.Time, src facts.Source) {
 		if !at.IsZero() {
@@ -309,12 +317,10 @@ func snapshots(f *facts.Facts) []Snapshot {
 	return out
 }
 
-func stamp(t time.Time) string {
-	if t.IsZero() {
-		return ""
-	}
-	return t.UTC().Format(time.RFC3339)
-}
+// stampOf writes an instant of the report (facts.Stamp): RFC 3339, UTC,
+// in year 0000 when the bundle's year is unknown (the JSON contract,
+// README).
+func stampOf(t time.Time, noYear bool) string { return facts.Stamp(t, noYear) }
 
 func round2(x float64) float64 {
 	if x < 0 {

@@ -45,10 +45,10 @@ func BuildRuns(all *facts.Facts, rs []AnalyzedRun, selected int, m Meta) *Report
 		run := Run{ID: x.Run.ID, Hosts: x.Run.Hosts, Why: x.Run.Why, Verdict: one.Verdict, Timeline: one.Timeline,
 			Sources: []string{}, Selected: i == selected}
 		if !x.Run.Start.IsZero() {
-			run.Start = stamp(x.Run.Start)
+			run.Start = stampOf(x.Run.Start, r.YearUnknown)
 		}
 		if !x.Run.End.IsZero() {
-			run.End = stamp(x.Run.End)
+			run.End = stampOf(x.Run.End, r.YearUnknown)
 		}
 		for _, p := range x.Run.Parts {
 			run.Sources = append(run.Sources, p.String())
@@ -99,7 +99,7 @@ func mdRuns(d *doc, r *Report) {
 		if x.Selected {
 			id = "**" + id + "** (this report)"
 		}
-		d.p("| %s | %s | %s | %s | %s | %s |\n", id, escape.Markdown(orDash(x.Start)), escape.Markdown(orDash(x.End)),
+		d.p("| %s | %s | %s | %s | %s | %s |\n", id, escape.Markdown(orDash(showStamp(x.Start))), escape.Markdown(orDash(showStamp(x.End))),
 			escape.Markdown(orDash(strings.Join(x.Hosts, ", "))), escape.Markdown(strings.Join(x.Sources, ", ")),
 			mdRich(orDash(strings.TrimSpace(escape.Text(x.Verdict.Summary)))))
 	}
@@ -124,7 +124,7 @@ func (t *textWriter) runs(r *Report) {
 		if x.Selected {
 			mark = "> "
 		}
-		t.wrapped(fmt.Sprintf("%srun %d  ", mark, x.ID), fmt.Sprintf("%s - %s, %s", orDash(x.Start), orDash(x.End), strings.Join(x.Sources, ", ")), "")
+		t.wrapped(fmt.Sprintf("%srun %d  ", mark, x.ID), fmt.Sprintf("%s - %s, %s", orDash(showStamp(x.Start)), orDash(showStamp(x.End)), strings.Join(x.Sources, ", ")), "")
 		t.wrapped("         ", orDash(x.Verdict.Summary), "")
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/coroner-dev/coroner/rules"
 
 	"github.com/coroner-dev/coroner/internal/escape"
+	"github.com/coroner-dev/coroner/parser/facts"
 )
 
 // The SVG timeline: one row per row group, one bar per phase, coloured by
@@ -58,7 +59,7 @@ func svgTimeline(c *chart) string {
 		if t0.IsZero() || t.Before(t0) {
 			t0 = t
 		}
-		if t.After(t1) {
+		if t1.IsZero() || t.After(t1) { // a year-0000 time is before the zero time
 			t1 = t
 		}
 	}
@@ -125,7 +126,8 @@ func svgTimeline(c *chart) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg class="timeline" viewBox="0 0 %d %d" width="%d" height="%d" role="img" aria-labelledby="tl-title" font-family="system-ui, -apple-system, Segoe UI, Helvetica, Arial, sans-serif" font-size="12">`, svgWidth, height, svgWidth, height)
 	b.WriteString("\n")
-	fmt.Fprintf(&b, `<title id="tl-title">Phases per process, %s to %s UTC</title>`+"\n", t0.UTC().Format("2006-01-02 15:04:05"), t1.UTC().Format("15:04:05"))
+	noYear := yearless(t0)
+	fmt.Fprintf(&b, `<title id="tl-title">Phases per process, %s to %s UTC</title>`+"\n", facts.FormatTime(t0.UTC(), "2006-01-02 15:04:05", noYear), t1.UTC().Format("15:04:05"))
 	b.WriteString(`<defs><pattern id="stall-hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="6" height="6" fill="#d62728"/><line x1="0" y1="0" x2="0" y2="6" stroke="#fff" stroke-width="2" stroke-opacity="0.45"/></pattern></defs>` + "\n")
 
 	// Axis: grid lines and labels.
@@ -207,7 +209,7 @@ func svgTimeline(c *chart) string {
 	if !end.IsZero() {
 		ex := x(end)
 		fmt.Fprintf(&b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#24292f" stroke-width="1.5"><title>%s</title></line>`+"\n", ex, svgTop-6, ex, base+4,
-			html.EscapeString("evidence ends "+end.UTC().Format("2006-01-02 15:04:05")+" UTC"))
+			html.EscapeString("evidence ends "+facts.FormatTime(end.UTC(), "2006-01-02 15:04:05", noYear)+" UTC"))
 	}
 
 	// Legend: the phases drawn, in startup order, then the marks.

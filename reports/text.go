@@ -398,7 +398,7 @@ func TimelineTable(w io.Writer, r *Report) error {
 	t := &textWriter{o: TextOptions{Width: 100}}
 	rows := [][]string{{"PROCESS", "PHASE", "START", "END", "DURATION", "EVIDENCE"}}
 	for _, s := range r.Timeline {
-		end := orDash(s.End)
+		end := orDash(showStamp(s.End))
 		dur := humanSeconds(s.DurationS)
 		if s.Open {
 			end += " (open)"
@@ -407,7 +407,7 @@ func TimelineTable(w io.Writer, r *Report) error {
 			end += " (gap)"
 			dur = ">= " + dur
 		}
-		rows = append(rows, []string{s.Process, s.Phase, orDash(s.Start), end, dur, loc(s.Evidence.File, s.Evidence.Line)})
+		rows = append(rows, []string{s.Process, s.Phase, orDash(showStamp(s.Start)), end, dur, loc(s.Evidence.File, s.Evidence.Line)})
 	}
 	t.table(rows, nil)
 	out := t.b.String()

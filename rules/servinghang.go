@@ -70,7 +70,7 @@ func runServingHang(p *Pass) {
 		if run := zeroRun(pts); run != nil {
 			first, last := run[0], run[len(run)-1]
 			why = append(why, fmt.Sprintf("%s %s printed %d stat lines in a row with %s and no tokens, from %s to %s",
-				engineName(s.Engine), s.Name, len(run), inFlight(first), stamp(first), last.End.UTC().Format("15:04:05")))
+				engineName(s.Engine), s.Name, len(run), inFlight(first), stamp(first, p.Facts.YearUnknown()), last.End.UTC().Format("15:04:05")))
 			ev = append(ev, Evidence{Src: first.Src, Text: fmt.Sprintf("%s, 0.0 tokens/s", inFlight(first))},
 				Evidence{Src: last.Src, Text: fmt.Sprintf("%s, 0.0 tokens/s", inFlight(last))})
 			stalled = max(stalled, last.End.Sub(first.Start))

@@ -139,8 +139,8 @@ func runStall(p *Pass) {
 		ev = append(ev, EvProc(w))
 	}
 	msg := fmt.Sprintf("Hung in %s for %s: the log's last sign of life is %s (%s) and the latest evidence, %s, is from %s; %d server process(es) are alive in that snapshot. %s normally stays silent at most %s (%s).",
-		phase, humanDuration(st.Silence), st.Last.Src, st.Last.Time.UTC().Format("2006-01-02 15:04:05Z"),
-		idx.LatestFrom, idx.Latest.UTC().Format("2006-01-02 15:04:05Z"), len(st.Alive), capitalize(phaseWords(phase)), humanDuration(limit), why)
+		phase, humanDuration(st.Silence), st.Last.Src, facts.FormatTime(st.Last.Time.UTC(), "2006-01-02 15:04:05Z", p.Facts.YearUnknown()),
+		idx.LatestFrom, facts.FormatTime(idx.Latest.UTC(), "2006-01-02 15:04:05Z", p.Facts.YearUnknown()), len(st.Alive), capitalize(phaseWords(phase)), humanDuration(limit), why)
 	p.Report(Finding{
 		Message:    msg,
 		Evidence:   ev,

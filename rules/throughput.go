@@ -76,7 +76,7 @@ func runThroughput(p *Pass) {
 		}
 		span := ""
 		if s.First != nil && !s.First.Start.IsZero() && !s.Last.End.IsZero() {
-			span = fmt.Sprintf(" from %s to %s", s.First.Start.UTC().Format("2006-01-02 15:04:05"), s.Last.End.UTC().Format("15:04:05"))
+			span = fmt.Sprintf(" from %s to %s", facts.FormatTime(s.First.Start.UTC(), "2006-01-02 15:04:05", p.Facts.YearUnknown()), s.Last.End.UTC().Format("15:04:05"))
 		}
 		ev = append([]Evidence{{Src: s.First.Src, Text: "first stat line with work: " + PointText(s.First)}}, ev...)
 		if s.Last != s.First {

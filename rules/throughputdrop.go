@@ -71,7 +71,7 @@ func runThroughputDrop(p *Pass) {
 		hints := dropHints(d)
 		msg := fmt.Sprintf("%s %s decoded %s tok/s at %s (%s), then %s tok/s from %s (%s): %.0f%% less at the same batch size, %s.%s",
 			engineName(s.Engine), s.Name, fmtRate(d.refRate), requestsWord(d.batch), d.ref[0].Src, fmtRate(d.lowRate), d.low[0].Src,
-			stamp(d.low[0]), (1-ratio)*100, after, hints)
+			stamp(d.low[0], p.Facts.YearUnknown()), (1-ratio)*100, after, hints)
 		conf := 0.6
 		if !d.recovered {
 			conf = 0.7
@@ -214,9 +214,11 @@ func requestsWord(label string) string {
 	return label + " running requests"
 }
 
-func stamp(p *RatePoint) string {
+// stamp says when a stat line's interval began, without a year when the
+// bundle gives none (facts.FormatTime).
+func stamp(p *RatePoint, noYear bool) string {
 	if p.Start.IsZero() {
 		return "time unknown"
 	}
-	return p.Start.UTC().Format("2006-01-02 15:04:05")
+	return facts.FormatTime(p.Start.UTC(), "2006-01-02 15:04:05", noYear)
 }

@@ -205,7 +205,7 @@ func sourcesTable(w io.Writer, f *facts.Facts) error {
 	for _, s := range f.Sources {
 		captured := "-"
 		if !s.CapturedAt.IsZero() {
-			captured = s.CapturedAt.UTC().Format("2006-01-02T15:04:05Z")
+			captured = facts.FormatTime(s.CapturedAt.UTC(), "2006-01-02T15:04:05Z", f.YearUnknown())
 		}
 		issues := "-"
 		if len(s.Issues) > 0 {

@@ -27,7 +27,7 @@ type bundleFlags struct {
 }
 
 func (b *bundleFlags) parse(e *env) (*facts.Facts, error) {
-	opts := parser.Options{Bundle: bundle.Defaults(), Year: b.Year, Stdin: e.stdin, Watch: b.watch}
+	opts := parser.Options{Bundle: bundle.Defaults(), Year: b.Year, Stdin: e.stdin, Watch: b.watch, FileTimes: true}
 	n, err := parseSize(b.MaxBytes)
 	if err != nil {
 		return nil, fail(exitUsage, "--max-bytes: %v", err)

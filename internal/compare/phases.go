@@ -34,6 +34,8 @@ type runPhase struct {
 	end   time.Time
 	open  bool
 	src   facts.Source
+	// noYear: the run's times carry no year (facts.Facts.YearUnknown).
+	noYear bool
 }
 
 // runPhases merges the per-process timelines into one: a SGLang run's
@@ -52,7 +54,7 @@ func runPhases(r Run) []runPhase {
 	}
 	var out []runPhase
 	for ph, s := range first {
-		out = append(out, runPhase{phase: ph, start: s.Start, src: s.Evidence})
+		out = append(out, runPhase{phase: ph, start: s.Start, src: s.Evidence, noYear: r.Facts.YearUnknown()})
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if !out[i].start.Equal(out[j].start) {
@@ -96,7 +98,7 @@ func spanOf(ps []runPhase, ph rules.Phase) *PhaseSpan {
 	for _, p := range ps {
 		if p.phase == ph {
 			return &PhaseSpan{
-				Start:    p.start.UTC().Format(time.RFC3339),
+				Start:    facts.Stamp(p.start, p.noYear),
 				Seconds:  math.Round(p.end.Sub(p.start).Seconds()*1000) / 1000,
 				Open:     p.open,
 				Evidence: refOf(p.src),
@@ -163,16 +165,20 @@ func milestones(r Run) []*facts.LogEvent {
 // logs, else the phases they entered.
 func diverge(a, b Run) (*Divergence, int) {
 	if a.Result.Index.Engine() == b.Result.Index.Engine() {
+		of := func(r Run) func(*facts.LogEvent) *Milestone {
+			return func(e *facts.LogEvent) *Milestone { return eventMilestone(e, r.Facts.YearUnknown()) }
+		}
 		return firstDivergence(milestones(a), milestones(b), "event",
-			func(x, y *facts.LogEvent) bool { return x.Type == y.Type }, eventMilestone)
+			func(x, y *facts.LogEvent) bool { return x.Type == y.Type }, of(a), of(b))
 	}
 	return firstDivergence(runPhases(a), runPhases(b), "phase",
-		func(x, y runPhase) bool { return x.phase == y.phase }, phaseMilestone)
+		func(x, y runPhase) bool { return x.phase == y.phase }, phaseMilestone, phaseMilestone)
 }
 
 // firstDivergence finds the first step where sequences a and b differ, and
 // how many steps were compared to find it; nil when they are the same.
-func firstDivergence[T any](a, b []T, basis string, same func(x, y T) bool, milestone func(T) *Milestone) (*Divergence, int) {
+// milestoneA and milestoneB describe a step of a and of b.
+func firstDivergence[T any](a, b []T, basis string, same func(x, y T) bool, milestoneA, milestoneB func(T) *Milestone) (*Divergence, int) {
 	n := min(len(a), len(b))
 	i := 0
 	for i < n && same(a[i], b[i]) {
@@ -183,27 +189,23 @@ func firstDivergence[T any](a, b []T, basis string, same func(x, y T) bool, mile
 	}
 	d := &Divergence{Index: i, Basis: basis}
 	if i < len(a) {
-		d.A = milestone(a[i])
+		d.A = milestoneA(a[i])
 	}
 	if i < len(b) {
-		d.B = milestone(b[i])
+		d.B = milestoneB(b[i])
 	}
 	if i > 0 {
-		d.After = milestone(a[i-1])
+		d.After = milestoneA(a[i-1])
 	}
 	return d, i + 1
 }
 
-func eventMilestone(e *facts.LogEvent) *Milestone {
-	m := &Milestone{Kind: string(e.Type), Text: clip(e.Msg, 160), Ref: refOf(e.Src)}
-	if !e.Time.IsZero() {
-		m.Time = e.Time.UTC().Format(time.RFC3339)
-	}
-	return m
+func eventMilestone(e *facts.LogEvent, noYear bool) *Milestone {
+	return &Milestone{Kind: string(e.Type), Text: clip(e.Msg, 160), Ref: refOf(e.Src), Time: facts.Stamp(e.Time, noYear)}
 }
 
 func phaseMilestone(p runPhase) *Milestone {
-	return &Milestone{Kind: string(p.phase), Text: "entered " + string(p.phase), Time: p.start.UTC().Format(time.RFC3339), Ref: refOf(p.src)}
+	return &Milestone{Kind: string(p.phase), Text: "entered " + string(p.phase), Time: facts.Stamp(p.start, p.noYear), Ref: refOf(p.src)}
 }
 
 // clip shortens s to n bytes on a rune boundary.

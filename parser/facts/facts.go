@@ -184,6 +184,11 @@ type Part struct {
 type Clock struct {
 	NoZone bool
 	NoYear bool
+	// YearUnknown is set by the bundle's normalization on a NoYear source
+	// whose year nothing gave (no manifest, capture stamp, dated file or
+	// file time, no --year): its times stay in BaseYear, a placeholder no
+	// output shows (YearUnknown, FormatTime).
+	YearUnknown bool
 	// Latest is the latest timestamp the source holds, before normalization.
 	Latest time.Time
 }

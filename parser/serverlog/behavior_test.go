@@ -284,6 +284,7 @@ func TestSGLangTimeOnlyStamps(t *testing.T) {
 	assert.True(t, out.Clocks["t.log"].NoYear)
 	require.Len(t, out.Assumptions, 1)
 	assert.Contains(t, out.Assumptions[0], "carry no date")
+	assert.NotContains(t, out.Assumptions[0], "2000", "no placeholder year (issue 18, item 8)")
 }
 
 func TestCRLFAndInvalidUTF8(t *testing.T) {

@@ -585,8 +585,8 @@ func (p *parser) finish() {
 	}
 	if p.clk.dateless {
 		p.out.Assumptions = append(p.out.Assumptions, fmt.Sprintf(
-			"%s: its timestamps carry no date (SGLang's [HH:MM:SS] prefix of 2024); they are placed on the first day of year %d, so only durations between its lines are meaningful",
-			p.in.Path, facts.BaseYear))
+			"%s: its timestamps carry no date (SGLang's [HH:MM:SS] prefix of 2024); they are placed on a day of their own, so only their times of day and the durations between its lines are meaningful",
+			p.in.Path))
 	}
 	p.out.Logs = append(p.out.Logs, p.log)
 }
