@@ -2,7 +2,6 @@ package reports
 
 import (
 	"fmt"
-	"math"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -135,22 +134,9 @@ func HumanBytes(n int64) string {
 	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }
 
-// humanSeconds renders a duration given in seconds: 45 s, 12 min, 2.3 h.
-func humanSeconds(s float64) string {
-	switch {
-	case s <= 0:
-		return "0 s"
-	case s < 120:
-		if s < 10 {
-			return fmt.Sprintf("%.1f s", s)
-		}
-		return fmt.Sprintf("%d s", int(math.Round(s)))
-	case s < 3*3600:
-		return fmt.Sprintf("%d min", int(math.Round(s/60)))
-	default:
-		return fmt.Sprintf("%.1f h", s/3600)
-	}
-}
+// humanSeconds renders a duration given in seconds: 45 s, 12 min, 2.3 h,
+// as the rules and coroner diff do (facts.Seconds).
+func humanSeconds(s float64) string { return facts.Seconds(s) }
 
 // clockFormat shows the timeline's instants compactly: the time of day when
 // every instant falls on one day (the day is then said once), else the date

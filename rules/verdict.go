@@ -242,17 +242,9 @@ func phaseWords(p Phase) string {
 	return string(p)
 }
 
-// humanDuration renders 77 min, 2.5 h, 45 s.
-func humanDuration(d time.Duration) string {
-	switch {
-	case d >= 3*time.Hour:
-		return fmt.Sprintf("%.1f h", d.Hours())
-	case d >= 2*time.Minute:
-		return fmt.Sprintf("%d min", int(d.Round(time.Minute).Minutes()))
-	default:
-		return fmt.Sprintf("%d s", int(d.Round(time.Second).Seconds()))
-	}
-}
+// humanDuration renders 77 min, 2.5 h, 45 s, as the reports and coroner
+// diff do (facts.Duration).
+func humanDuration(d time.Duration) string { return facts.Duration(d) }
 
 func contains(list []string, s string) bool {
 	for _, x := range list {

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/coroner-dev/coroner/internal/escape"
+	"github.com/coroner-dev/coroner/parser/facts"
 )
 
 // JSON writes the diff as indented JSON.
@@ -296,16 +297,9 @@ func spanDelta(a, b *PhaseSpan) string {
 	return sign + duration(math.Abs(d))
 }
 
-// duration renders 9 s, 42 s, 9.7 min, 2.4 h.
-func duration(s float64) string {
-	switch {
-	case s >= 3*3600:
-		return fmt.Sprintf("%.1f h", s/3600)
-	case s >= 120:
-		return fmt.Sprintf("%.1f min", s/60)
-	}
-	return fmt.Sprintf("%.0f s", s)
-}
+// duration renders 9.0 s, 42 s, 10 min, 2.4 h, as coroner analyze does
+// (facts.Seconds): one phase reads the same in both.
+func duration(s float64) string { return facts.Seconds(s) }
 
 func milestoneWords(m *Milestone) string {
 	if m == nil {

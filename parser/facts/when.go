@@ -1,6 +1,8 @@
 package facts
 
 import (
+	"fmt"
+	"math"
 	"strings"
 	"time"
 )
@@ -44,4 +46,26 @@ func Stamp(t time.Time, noYear bool) string {
 		t = t.AddDate(-BaseYear, 0, 0)
 	}
 	return t.UTC().Format(time.RFC3339)
+}
+
+// Duration says how long something took the way every output says it:
+// 0 s, 3.2 s (one decimal under 10 s), 45 s, 12 min (from 2 min, to the
+// minute), 2.3 h (from 3 h). analyze, diff and the rules' messages all
+// use it, so that a phase reads the same in each.
+func Duration(d time.Duration) string { return Seconds(d.Seconds()) }
+
+// Seconds is Duration for a count of seconds.
+func Seconds(s float64) string {
+	switch {
+	case s <= 0:
+		return "0 s"
+	case s < 10:
+		return fmt.Sprintf("%.1f s", s)
+	case s < 120:
+		return fmt.Sprintf("%d s", int(math.Round(s)))
+	case s < 3*3600:
+		return fmt.Sprintf("%d min", int(math.Round(s/60)))
+	default:
+		return fmt.Sprintf("%.1f h", s/3600)
+	}
 }

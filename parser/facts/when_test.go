@@ -40,3 +40,17 @@ func TestYearUnknown(t *testing.T) {
 	assert.False(t, (&Facts{Clocks: map[string]Clock{"a": {NoYear: true}}}).YearUnknown(), "a year was given")
 	assert.True(t, (&Facts{Clocks: map[string]Clock{"a": {}, "b": {NoYear: true, YearUnknown: true}}}).YearUnknown())
 }
+
+func TestDuration(t *testing.T) {
+	for _, tc := range []struct {
+		d    time.Duration
+		want string
+	}{
+		{0, "0 s"}, {-time.Second, "0 s"}, {3200 * time.Millisecond, "3.2 s"}, {9 * time.Second, "9.0 s"},
+		{45 * time.Second, "45 s"}, {119 * time.Second, "119 s"}, {2 * time.Minute, "2 min"},
+		{583 * time.Second, "10 min"}, {77 * time.Minute, "77 min"}, {3 * time.Hour, "3.0 h"}, {150 * time.Minute, "150 min"},
+	} {
+		assert.Equal(t, tc.want, Duration(tc.d), tc.d.String())
+		assert.Equal(t, tc.want, Seconds(tc.d.Seconds()), tc.d.String())
+	}
+}
