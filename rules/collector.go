@@ -139,10 +139,36 @@ func runCollector(p *Pass) {
 			Confidence: 1,
 			Message: fmt.Sprintf("The collector found no %s on the machine, so the bundle lacks what %s would show.",
 				strings.Join(notFound, ", "), collectorPronoun(len(notFound))),
-			Remedy:   "Install what is missing (pip install py-spy) or point coroner collect at it (--nvidia-smi, --py-spy).",
+			Remedy:   installRemedy(notFound),
 			Evidence: ev,
 		})
 	}
+}
+
+// installHow says how to get each program the collector runs, and the flag
+// that points coroner collect at another copy.
+var installHow = map[string]string{
+	"py-spy":     "py-spy: `pip install py-spy` (any Python; it reads the server from outside), or --py-spy PATH",
+	"nvidia-smi": "nvidia-smi: it comes with the NVIDIA driver (the driver's utilities package, e.g. nvidia-utils; in a container, the NVIDIA container toolkit mounts it), or --nvidia-smi PATH",
+	"kubectl":    "kubectl: install it, or --kubectl PATH",
+	"srun":       "srun: run collect on a node of the Slurm cluster, or --srun PATH",
+	"scontrol":   "scontrol: run collect on a node of the Slurm cluster, or --scontrol PATH",
+	"python3":    "python3: install it, or --python PATH",
+}
+
+// installRemedy says how to get the programs that were not found: each the
+// way it comes (pip for py-spy, the driver for nvidia-smi), never another
+// program's way.
+func installRemedy(progs []string) string {
+	var parts []string
+	for _, p := range progs {
+		if how, ok := installHow[p]; ok {
+			parts = append(parts, how)
+		} else {
+			parts = append(parts, p+": install it or put it on PATH")
+		}
+	}
+	return "Install what is missing and collect again: " + strings.Join(parts, "; ") + "."
 }
 
 // reportWedgedSMI reports an nvidia-smi that hung: the driver or a GPU is

@@ -152,7 +152,47 @@ func (p *Pass) Report(f Finding) {
 	if f.References == nil {
 		f.References = p.Rule.References
 	}
+	if p.Index != nil {
+		f.References = fitReferences(f.References, p.Index.Engine())
+	}
 	p.findings = append(p.findings, f)
+}
+
+// refEngines are the addresses of each engine's documentation and
+// repository.
+var refEngines = []struct {
+	prefix string
+	engine facts.Engine
+}{
+	{"https://docs.vllm.ai/", facts.EngineVLLM},
+	{"https://github.com/vllm-project/", facts.EngineVLLM},
+	{"https://docs.sglang.ai/", facts.EngineSGLang},
+	{"https://github.com/sgl-project/", facts.EngineSGLang},
+}
+
+// fitReferences keeps the references that fit a run of engine e: an
+// engine's documentation and threads only on a run of that engine (no
+// vLLM troubleshooting page for an SGLang crash), everything else (a
+// library's threads, NVIDIA's, PyTorch's) on any run. On a run of an
+// unknown engine every reference stays.
+func fitReferences(refs []string, e facts.Engine) []string {
+	if e == facts.EngineUnknown {
+		return refs
+	}
+	out := make([]string, 0, len(refs))
+	for _, r := range refs {
+		keep := true
+		for _, x := range refEngines {
+			if strings.HasPrefix(r, x.prefix) && x.engine != e {
+				keep = false
+				break
+			}
+		}
+		if keep {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // Missing reports the rule inconclusive for lack of the named evidence.
