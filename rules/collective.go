@@ -180,6 +180,17 @@ func reportWatchdog(p *Pass, wd []*facts.LogEvent) {
 	} else if silent := silentRanks(p.Index, wd); silent != "" {
 		msg += " " + silent
 	}
+	// The collective that timed out ran in the phase the failure is placed
+	// in (its rank's milestones, its peers' frames), not merely the run's.
+	phase := p.Index.RunPhase()
+	for _, l := range p.Index.Facts.Logs {
+		if l.Path == first.Src.File {
+			if pl := p.Index.PlaceFailure(l, first); pl.Phase != "" {
+				phase = pl.Phase
+			}
+			break
+		}
+	}
 	p.Report(Finding{
 		Severity:   SeverityCritical,
 		Message:    msg,
@@ -187,7 +198,7 @@ func reportWatchdog(p *Pass, wd []*facts.LogEvent) {
 		Evidence:   ev,
 		Confidence: 0.9,
 		Outcome:    OutcomeCrashed,
-		Phase:      p.Index.RunPhase(),
+		Phase:      phase,
 		Cause:      true,
 		Why:        "the NCCL watchdog says a collective never completed",
 	})

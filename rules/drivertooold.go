@@ -54,6 +54,12 @@ var cudaDrivers = []struct{ cuda, driver string }{
 // version under minor-version compatibility (CUDA compatibility guide).
 var majorDrivers = map[int]string{11: "450.80.02", 12: "525.60.13", 13: "580.65.06"}
 
+// minorCompatFailRe matches the failures minor-version compatibility does
+// not prevent (CUDA compatibility guide: PTX the driver JIT-compiles, and
+// calls that need a newer driver): cudaErrorUnsupportedPtxVersion (222),
+// cudaErrorCallRequiresNewerDriver (36), cudaErrorInsufficientDriver (35).
+var minorCompatFailRe = regexp.MustCompile(`(?i)(unsupported toolchain|UNSUPPORTED_PTX_VERSION|UnsupportedPtxVersion|PTX (JIT|was compiled)|requires a newer (CUDA )?driver|CallRequiresNewerDriver|driver version is insufficient|InsufficientDriver|named symbol not found)`)
+
 // torchCUDARe reads the CUDA release of a torch build ("2.4.0+cu121").
 var torchCUDARe = regexp.MustCompile(`\+cu(\d{2,3})$`)
 
@@ -86,16 +92,6 @@ func runDriverTooOld(p *Pass) {
 	}
 	if !cudaOK {
 		cuda, cudaOK = run["cuda"]
-	}
-	if false {
-		if t, ok := run["torch"]; ok {
-			if m := torchCUDARe.FindStringSubmatch(t.Version.Text); m != nil {
-				s := m[1][:len(m[1])-1] + "." + m[1][len(m[1])-1:]
-				if v, ok := ParseVersion(s); ok {
-					cuda, cudaOK = Running{Version: v, Src: t.Src, From: "torch " + t.Version.Text}, true
-				}
-			}
-		}
 	}
 	drv, drvOK := run["driver"]
 	if !drvOK {
@@ -132,9 +128,20 @@ func runDriverTooOld(p *Pass) {
 			return
 		}
 	}
-	if !idx.State.Failed() {
+	// Minor-version compatibility covers all but PTX JIT and the newer
+	// release's APIs: a weaker hypothesis only when the failure is one of
+	// those.
+	var fail *facts.LogEvent
+	for _, e := range idx.State.Failures {
+		if minorCompatFailRe.MatchString(failureText(e)) {
+			fail = e
+			break
+		}
+	}
+	if fail == nil {
 		return
 	}
+	ev = append(ev, Ev(fail))
 	for _, r := range cudaDrivers {
 		cv, _ := ParseVersion(r.cuda)
 		if cv.Release[0] != major || cv.Release[1] != cuda.Version.Release[1] {
@@ -143,8 +150,8 @@ func runDriverTooOld(p *Pass) {
 		nv, _ := ParseVersion(r.driver)
 		if drv.Version.Compare(nv) < 0 {
 			p.Report(Finding{
-				Message: fmt.Sprintf("The CUDA runtime is %s (%s) and the driver %s (%s), older than CUDA %s's own %s: it runs under minor-version compatibility, which does not cover PTX the driver must compile or APIs of the newer release; a failure there looks like this run's.",
-					cuda.Version.Text, cuda.Src, drv.Version.Text, drv.Src, r.cuda, r.driver),
+				Message: fmt.Sprintf("The CUDA runtime is %s (%s) and the driver %s (%s), older than CUDA %s's own %s: it runs under minor-version compatibility, which does not cover PTX the driver must compile or APIs of the newer release; and this run failed there (%s).",
+					cuda.Version.Text, cuda.Src, drv.Version.Text, drv.Src, r.cuda, r.driver, fail.Src),
 				Evidence:   ev,
 				Confidence: 0.3,
 				Cause:      true,

@@ -49,6 +49,10 @@ func decide(idx *Index, fs []Finding, ruledOut []RuledOut) Verdict {
 			best = p
 			v.Outcome = f.Outcome
 			v.Phase = f.Phase
+		} else if p == best && v.Phase == "" {
+			// A finding that claims the outcome without a phase does not
+			// hide the phase another claiming it places it in.
+			v.Phase = f.Phase
 		}
 	}
 	if best < 0 {

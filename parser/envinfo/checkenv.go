@@ -67,7 +67,7 @@ func parseCheckEnv(in *textio.Input, out *facts.Facts) {
 	var ccs []string
 	topo, legend := false, false
 	for in.Scan() {
-		l := strings.TrimRight(text(in, in.Bytes()), " \t")
+		l := strings.TrimRight(unwrapped(in), " \t")
 		src := in.Src()
 		trim := strings.TrimSpace(l)
 		if topo {

@@ -104,7 +104,7 @@ type collectParser struct {
 func parseCollectEnv(in *textio.Input, out *facts.Facts) {
 	p := &collectParser{in: in, out: out}
 	for in.Scan() {
-		p.line(strings.TrimRight(text(in, in.Bytes()), " \t"))
+		p.line(strings.TrimRight(unwrapped(in), " \t"))
 	}
 	if p.s == nil {
 		in.IssueAt(0, facts.IssueUnrecognized, "no collect_env field found")

@@ -18,6 +18,7 @@ import (
 
 	"github.com/coroner-dev/coroner/internal/redact"
 	"github.com/coroner-dev/coroner/parser/facts"
+	"github.com/coroner-dev/coroner/parser/serverlog"
 	"github.com/coroner-dev/coroner/parser/textio"
 )
 
@@ -30,7 +31,13 @@ const maxValue = 4096
 // Sniff returns the best of the five kinds this package reads.
 func Sniff(name string, head []byte) (facts.Kind, int) {
 	n := strings.ToLower(name)
-	lines := headLines(head, 400)
+	raw := headLines(head, 400)
+	// Reports pasted from a container's log carry its prefixes; a shell
+	// script is read as written (a pipe is no compose prefix there).
+	lines := make([]string, len(raw))
+	for i, l := range raw {
+		lines[i] = string(serverlog.Unwrap([]byte(l)))
+	}
 	best, bestScore := facts.Kind(""), 0
 	try := func(k facts.Kind, s int) {
 		if s > bestScore {
@@ -40,7 +47,7 @@ func Sniff(name string, head []byte) (facts.Kind, int) {
 	try(facts.KindCollectEnv, sniffCollectEnv(head, n))
 	try(facts.KindCheckEnv, sniffCheckEnv(lines, n))
 	try(facts.KindSystem, sniffSystem(lines, n))
-	try(facts.KindCmdline, sniffCmdline(lines, n))
+	try(facts.KindCmdline, sniffCmdline(raw, n))
 	try(facts.KindEnv, sniffEnv(lines, n))
 	try(facts.KindPipList, sniffPipList(lines, n))
 	return best, bestScore
@@ -141,6 +148,12 @@ func cut(v string) string {
 }
 
 // text copies a line for keeping, repairing invalid UTF-8.
+// unwrapped is the current line without a container's or a collector's
+// prefix (serverlog.Unwrap), as text.
+func unwrapped(in *textio.Input) string {
+	return text(in, serverlog.Unwrap(in.Bytes()))
+}
+
 func text(in *textio.Input, b []byte) string {
 	if !in.CheckUTF8() {
 		return strings.ToValidUTF8(string(b), "\uFFFD")

@@ -151,23 +151,34 @@ func TestCheckEnv(t *testing.T) {
 		absent   []string
 		gpus     []string
 		topo     int
+		issues   []int // lines with an issue
 	}{
 		{"testdata/check_env-0.4.3.txt", 1, map[string]string{
 			"python": "3.11.11", "cuda_available": "True", "compute_capability": "8.0", "cuda_home": "/usr/local/cuda-12.4",
 			"cuda_toolkit": "12.4.99", "driver": "570.86.15", "torch": "2.5.1+cu124", "sglang": "0.4.3.post2",
 			"sgl_kernel": "0.0.3.post6", "flashinfer": "0.2.1.post2", "triton": "3.1.0", "ulimit_nofile": "1048576",
-		}, []string{"vllm", "hypervisor"}, []string{"GPU 0,1: NVIDIA A100 80GB PCIe"}, 3},
+		}, []string{"vllm", "hypervisor"}, []string{"GPU 0,1: NVIDIA A100 80GB PCIe"}, 3, nil},
 		{"testdata/check_env-2026.txt", 2, map[string]string{
 			"python": "3.12.3", "compute_capability": "12.0", "driver": "580.95.05", "torch": "2.9.1+cu130",
 			"sglang": "0.5.9", "sgl_kernel": "0.4.4", "flashinfer": "0.6.12", "flashinfer_cubin": "0.6.12",
 			"flashinfer_jit_cache": "0.6.12+cu130", "hypervisor": "KVM", "torchcodec": "0.11.1+cu130",
-		}, []string{"cuda_home", "cuda_toolkit"}, []string{"GPU 0,1: NVIDIA RTX PRO 6000 Blackwell Workstation Edition"}, 3},
+		}, []string{"cuda_home", "cuda_toolkit"}, []string{"GPU 0,1: NVIDIA RTX PRO 6000 Blackwell Workstation Edition"}, 3, nil},
+		// Pasted from a cloud log viewer: each line behind its severity and
+		// an RFC 3339 stamp (sgl-project/sglang#5096).
+		{"testdata/check_env-cloud-logging.txt", 1, map[string]string{
+			"python": "3.10.12", "cuda_available": "True", "compute_capability": "9.0", "driver": "535.230.02",
+			"torch": "2.5.1+cu124", "sglang": "0.4.4.post3", "sgl_kernel": "0.0.7", "triton": "3.1.0",
+		}, []string{"flashinfer"}, []string{"GPU 0,1,2,3,4,5,6,7: NVIDIA H100 80GB HBM3"}, 0, []int{2}}, // the paste's "--"
 	}
 	for _, tc := range cases {
 		t.Run(filepath.Base(tc.file), func(t *testing.T) {
 			k, out, issues := run(t, tc.file)
 			assert.Equal(t, facts.KindCheckEnv, k)
-			assert.Empty(t, issues)
+			var at []int
+			for _, is := range issues {
+				at = append(at, is.Src.Line)
+			}
+			assert.Equal(t, tc.issues, at)
 			require.Len(t, out.Envs, 1)
 			r := out.Envs[0]
 			assert.Equal(t, facts.Source{File: tc.file, Line: tc.line}, r.Src)

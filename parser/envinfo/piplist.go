@@ -55,7 +55,7 @@ func parsePipList(in *textio.Input, out *facts.Facts) {
 	s := newReport(in.Src(), facts.KindPipList)
 	mgr := "pip"
 	for in.Scan() {
-		l := strings.TrimSpace(text(in, in.Bytes()))
+		l := strings.TrimSpace(unwrapped(in))
 		src := in.Src()
 		if m := torchCudaRe.FindStringSubmatch(l); m != nil {
 			s.set("cuda_build", m[1], src, true)

@@ -86,7 +86,7 @@ func parseSystem(in *textio.Input, out *facts.Facts) {
 		}
 	}
 	for in.Scan() {
-		l := strings.TrimSpace(stripANSI(text(in, in.Bytes())))
+		l := strings.TrimSpace(stripANSI(unwrapped(in)))
 		if l == "" {
 			continue
 		}

@@ -941,6 +941,16 @@ func (p *parser) table(l *line, ps *procState, lvl facts.Level, b []byte, bare b
 		return p.exceptionLine(ps, b), false
 	}
 	if bare || l.tag != nil {
+		if sig, ok := shellJobDied(b); ok {
+			// bash reporting a child the signal ended, with its command:
+			// the command is what died, not a launch.
+			// The command may hold a secret: keep only the program part.
+			msg := b
+			if k := bytes.Index(b, []byte(" --")); k > 0 {
+				msg = b[:k]
+			}
+			return p.emit(ps, facts.EventKilled, facts.LevelCritical, msg, map[string]any{"signal": sig, "what": "shell-job"}), false
+		}
 		if ev := p.cmdline(ps, b); ev != nil {
 			return ev, false
 		}
@@ -960,6 +970,47 @@ func (p *parser) table(l *line, ps *procState, lvl facts.Level, b []byte, bare b
 		return p.emit(ps, facts.EventKilled, facts.LevelCritical, b, map[string]any{"signal": "SIGABRT"}), false
 	}
 	return nil, false
+}
+
+// shellJobSignals are the descriptions bash prints (strsignal) for the
+// signals that end a job abnormally; SIGTERM and SIGINT ("Terminated",
+// "Interrupt") are a stop.
+var shellJobSignals = []struct{ text, sig string }{
+	{"Killed", "SIGKILL"}, {"Segmentation fault", "SIGSEGV"}, {"Aborted", "SIGABRT"}, {"Bus error", "SIGBUS"},
+	{"Illegal instruction", "SIGILL"}, {"Floating point exception", "SIGFPE"},
+}
+
+// shellJobDied reads bash's report of a script's child that a signal
+// ended (jobs.c: the script and line, the pid, the signal's description,
+// the command): "./entrypoint.sh: line 48:    28 Killed    python3 -m ...".
+func shellJobDied(b []byte) (string, bool) {
+	i := bytes.Index(b, []byte(": line "))
+	if i <= 0 {
+		return "", false
+	}
+	j := i + len(": line ")
+	k := j
+	for k < len(b) && isDigit(b[k]) {
+		k++
+	}
+	if k == j || k+1 >= len(b) || b[k] != ':' || b[k+1] != ' ' {
+		return "", false
+	}
+	k = skipSpaces(b, k+1)
+	pid := k
+	for k < len(b) && isDigit(b[k]) {
+		k++
+	}
+	if k == pid || k >= len(b) || b[k] != ' ' {
+		return "", false
+	}
+	rest := b[skipSpaces(b, k):]
+	for _, s := range shellJobSignals {
+		if bytes.HasPrefix(rest, []byte(s.text)) && (len(rest) == len(s.text) || rest[len(s.text)] == ' ') {
+			return s.sig, true
+		}
+	}
+	return "", false
 }
 
 func wordUntil(b []byte, c byte) []byte {

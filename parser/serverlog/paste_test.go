@@ -49,6 +49,15 @@ func TestPastedPrefixes(t *testing.T) {
 		{"a frame under vLLM's repeated header starts a traceback",
 			`(Worker_TP0 pid=1707110) ERROR 11-29 20:52:18 [multiproc_executor.py:597]   File "/home/drc-whlab/miniconda3/envs/vllm011cp312/lib/python3.12/site-packages/vllm/model_executor/layers/quantization/compressed_tensors/compressed_tensors.py", line 117, in get_quant_method`,
 			facts.EventTraceback, "Worker_TP0", `File "/home/drc-whlab`},
+		{"a log collector's severity and stamp before SGLang's header (sglang-5096)",
+			"ERROR 2025-04-05T00:01:19.209237575Z [2025-04-05 00:01:19] Received sigquit from a child process. It usually means the child failed.",
+			facts.EventSigquit, "", "Received sigquit"},
+		{"bash reporting the script's child killed (sglang-5096)",
+			"ERROR 2025-04-05T00:01:19.509514570Z ./entrypoint.sh: line 48: 28 Killed python3 -m sglang.launch_server --host 0.0.0.0 --port ...",
+			facts.EventKilled, "", "./entrypoint.sh: line 48: 28 Killed python3 -m sglang.launch_server"},
+		{"bash reporting a segfault, padded as bash pads it",
+			"run.sh: line 12: 41230 Segmentation fault      (core dumped) vllm serve /models/m",
+			facts.EventKilled, "", "run.sh: line 12"},
 		{"a Ray tag whose \"(\" the paste cut off",
 			"RayWorkerWrapper pid=1861983) INFO 03-27 10:29:03 [model_runner.py:1442] Capturing cudagraphs for decoding. This may lead to unexpected consequences if the model is not static.",
 			facts.EventGraphBegin, "RayWorkerWrapper_1861983", "Capturing cudagraphs"},
@@ -63,6 +72,26 @@ func TestPastedPrefixes(t *testing.T) {
 			assert.Equal(t, c.proc, ev.Proc.Name)
 			assert.True(t, strings.HasPrefix(ev.Msg, c.msg), "msg %q", ev.Msg)
 		})
+	}
+}
+
+// A launch command, a line that names a line, and a stop are no job that a
+// signal ended.
+func TestShellJobDied(t *testing.T) {
+	for _, c := range []struct {
+		line string
+		sig  string
+	}{
+		{"./entrypoint.sh: line 48: 28 Killed python3 -m sglang.launch_server", "SIGKILL"},
+		{"start.sh: line 7:  1234 Aborted                 (core dumped) python x.py", "SIGABRT"},
+		{"./run.sh: line 3: 99 Terminated              vllm serve m", ""},
+		{"python3 -m sglang.launch_server --model-path m", ""},
+		{"File \"x.py\", line 48: 28 Killed", ""},
+		{"config.yaml: line 4: 7 Killedfoo", ""},
+	} {
+		sig, ok := shellJobDied([]byte(c.line))
+		assert.Equal(t, c.sig, sig, c.line)
+		assert.Equal(t, c.sig != "", ok, c.line)
 	}
 }
 

@@ -201,6 +201,15 @@ func peelWrappers(l *line, b []byte) []byte {
 			l.wst = st
 			b = b[n+3:]
 			continue
+		case c >= 'C' && c <= 'W' && len(b) > 26 && severityStamp(b) > 0:
+			// A log collector's severity and RFC 3339 stamp (Google
+			// Cloud Logging, Vertex AI): "ERROR 2025-04-05T00:01:19.5Z ".
+			// The severity is the stream's (stderr reads ERROR), not the
+			// line's, so only the stamp is kept.
+			n := severityStamp(b)
+			l.wst, _ = parseRFC3339(b[n:])
+			b = b[skipSpaces(b, n+rfc3339Len(b[n:])):]
+			continue
 		case c == '[' && len(b) > 4 && b[1] >= 'a' && b[1] <= 'z':
 			// "[rank0]:", "[default3]:", "[trainer0|0]:".
 			n, rank := rankPrefix(b)
@@ -245,6 +254,34 @@ func peelWrappers(l *line, b []byte) []byte {
 		return b
 	}
 	return b
+}
+
+// severityStamp returns where the stamp of "LEVEL <RFC 3339 stamp> " starts,
+// or 0.
+func severityStamp(b []byte) int {
+	_, n := levelWord(b)
+	if n == 0 || n+21 >= len(b) || b[n] != ' ' || !isDigit(b[n+1]) || b[n+11] != 'T' {
+		return 0
+	}
+	if k := rfc3339Len(b[n+1:]); k == 0 || n+1+k >= len(b) || b[n+1+k] != ' ' {
+		return 0
+	}
+	return n + 1
+}
+
+// rfc3339Len is the length of the RFC 3339 stamp at b[0], or 0.
+func rfc3339Len(b []byte) int {
+	_, n := parseRFC3339(b)
+	return n
+}
+
+// Unwrap returns the line without what a container runtime, a log
+// collector or a paste put before it (peelWrappers): for readers of other
+// formats found in the same captures (an environment report pasted from a
+// container's log).
+func Unwrap(b []byte) []byte {
+	var l line
+	return peelWrappers(&l, b)
 }
 
 // rankPrefix reads "[name<digits>]:" or "[name<digits>|<digits>]:" at b[0]
