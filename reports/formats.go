@@ -34,6 +34,8 @@ type Format struct {
 type RenderOptions struct {
 	// Color turns on colour in a format that has it (Format.Color).
 	Color bool
+	// Width is the width a format for a terminal wraps at (0: 100).
+	Width int
 	// Excerpts are the cited lines with their context, for a format that
 	// quotes its sources (Format.Sources).
 	Excerpts Excerpts
@@ -46,10 +48,12 @@ var Formats = []Format{
 		Render: func(w io.Writer, r *Report, _ RenderOptions) error { return Markdown(w, r) }},
 	{Name: "html", Doc: "one self-contained page", Ext: "html",
 		Render: func(w io.Writer, r *Report, _ RenderOptions) error { return HTML(w, r) }},
-	{Name: "json", Doc: "DESIGN §6, schema_version 1", Ext: "json",
+	{Name: "json", Doc: "the JSON contract of the README, schema_version 1", Ext: "json",
 		Render: func(w io.Writer, r *Report, _ RenderOptions) error { return JSON(w, r) }},
 	{Name: "text", Doc: "for a terminal", Ext: "txt", Color: true,
-		Render: func(w io.Writer, r *Report, o RenderOptions) error { return Text(w, r, TextOptions{Color: o.Color}) }},
+		Render: func(w io.Writer, r *Report, o RenderOptions) error {
+			return Text(w, r, TextOptions{Color: o.Color, Width: o.Width})
+		}},
 	{Name: "github", Doc: "an issue-sized brief", Ext: "github.md", Sources: true,
 		Render: func(w io.Writer, r *Report, o RenderOptions) error { return GitHub(w, r, o.Excerpts) }},
 }

@@ -8,7 +8,8 @@ import (
 	"github.com/coroner-dev/coroner/internal/escape"
 )
 
-// JSON writes the report (or a part of it) as indented JSON (DESIGN §6).
+// JSON writes the report (or a part of it) as indented JSON (the contract of
+// the README, The JSON report).
 func JSON(w io.Writer, r any) error {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)

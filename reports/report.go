@@ -1,5 +1,5 @@
 // Package reports turns an analysis into what people and tools read: the
-// JSON report of DESIGN §6 (the contract), and markdown, HTML, text and
+// JSON report (the contract the README sets out), and markdown, HTML, text and
 // GitHub renderings of the same Report value. Renderers know nothing of
 // parsers; they read only the Report.
 package reports

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/coroner-dev/coroner/internal/escape"
+	"github.com/coroner-dev/coroner/internal/termtext"
 )
 
 // TextOptions shape the terminal rendering.
@@ -14,8 +15,9 @@ type TextOptions struct {
 	// Color adds ANSI colour and bold. The caller decides: on for a
 	// terminal, off when piped or when NO_COLOR is set.
 	Color bool
-	// Width wraps prose (default 100 columns). It is fixed, not read from
-	// the terminal, so that the output does not depend on the window.
+	// Width wraps prose and the header (default 100 columns). The CLI
+	// passes the terminal's width when it writes to one, 100 otherwise, so
+	// that a file or a pipe does not depend on the window.
 	Width int
 }
 
@@ -128,7 +130,26 @@ func (t *textWriter) header(r *Report) {
 		facts = append(facts, g)
 	}
 	facts = append(facts, plural(len(r.Bundle.Sources), "source", "sources"))
-	t.line(t.c(ansiBold+outcomeStyle(v.Outcome), state) + "  " + escape.Text(strings.Join(facts, " · ")))
+	// The state, then what is known of the run, wrapped at the width
+	// between facts, never inside one.
+	prefix := t.c(ansiBold+outcomeStyle(v.Outcome), state) + "  "
+	indent := strings.Repeat(" ", utf8.RuneCountInString(state)+2)
+	cur, n := prefix, len(state)+2
+	for i, f := range facts {
+		f = escape.Line(f)
+		if i > 0 {
+			if n+3+utf8.RuneCountInString(f) > t.o.Width {
+				t.line(cur + " ·")
+				cur, n = indent, len(indent)
+			} else {
+				cur += " · "
+				n += 3
+			}
+		}
+		cur += f
+		n += utf8.RuneCountInString(f)
+	}
+	t.line(cur)
 	t.wrapped("", headline(r), ansiBold)
 }
 
@@ -215,33 +236,30 @@ func (t *textWriter) timeline(r *Report) {
 	}
 }
 
-// table writes rows with aligned columns; the first row is the header.
+// table writes rows with aligned columns; the first row is the header. A
+// table wider than the width narrows its widest columns and wraps their
+// cells (termtext.Columns).
 func (t *textWriter) table(rows [][]string, styles []string) {
-	widths := make([]int, len(rows[0]))
 	for _, r := range rows {
 		for i, c := range r {
 			r[i] = escape.Line(c)
-			widths[i] = max(widths[i], utf8.RuneCountInString(r[i]))
 		}
 	}
-	for ri, r := range rows {
-		var b strings.Builder
-		b.WriteString("  ")
-		for i, c := range r {
-			if i == len(r)-1 {
-				b.WriteString(c)
-			} else {
-				b.WriteString(c + strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c)+2))
+	width := 0 // no limit: a listing (TimelineTable)
+	if t.o.Width > 0 {
+		width = t.o.Width - 2
+	}
+	for ri, r := range termtext.Columns(rows, width) {
+		for _, l := range r {
+			s := strings.TrimRight("  "+l, " ")
+			switch {
+			case ri == 0:
+				s = t.c(ansiDim, s)
+			case styles != nil && styles[ri-1] != "":
+				s = t.c(styles[ri-1], s)
 			}
+			t.line(s)
 		}
-		s := strings.TrimRight(b.String(), " ")
-		switch {
-		case ri == 0:
-			s = t.c(ansiDim, s)
-		case styles != nil && styles[ri-1] != "":
-			s = t.c(styles[ri-1], s)
-		}
-		t.line(s)
 	}
 }
 
@@ -360,42 +378,15 @@ func (t *textWriter) assumptions(r *Report) {
 	}
 }
 
-// wrap breaks text into lines of at most width runes at spaces; a word
-// longer than the width gets a line of its own.
-func wrap(text string, width int) []string {
-	width = max(width, 20)
-	var lines []string
-	for _, para := range strings.Split(text, "\n") {
-		words := strings.Fields(para)
-		cur, n := "", 0
-		for _, w := range words {
-			wl := utf8.RuneCountInString(w)
-			if n > 0 && n+1+wl > width {
-				lines = append(lines, cur)
-				cur, n = "", 0
-			}
-			if n > 0 {
-				cur += " "
-				n++
-			}
-			cur += w
-			n += wl
-		}
-		if n > 0 || len(words) == 0 {
-			lines = append(lines, cur)
-		}
-	}
-	if len(lines) == 0 {
-		lines = []string{""}
-	}
-	return lines
-}
+// wrap breaks prose at spaces to fit width (termtext.Wrap).
+func wrap(text string, width int) []string { return termtext.Wrap(text, width) }
 
 // TimelineTable writes every span of the timeline, one per line, with full
 // RFC 3339 instants: what `coroner timeline` prints. Unlike the
 // postmortem's tables it collapses nothing.
 func TimelineTable(w io.Writer, r *Report) error {
-	t := &textWriter{o: TextOptions{Width: 100}}
+	// A listing, one span a line whatever the width: never wrapped.
+	t := &textWriter{}
 	rows := [][]string{{"PROCESS", "PHASE", "START", "END", "DURATION", "EVIDENCE"}}
 	for _, s := range r.Timeline {
 		end := orDash(showStamp(s.End))

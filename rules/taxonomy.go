@@ -1,6 +1,6 @@
 package rules
 
-// The closed vocabulary of DESIGN §5. The string values are a contract: the
+// The closed vocabulary (the README lists it). The string values are a contract: the
 // JSON report and the fixture expectations speak them.
 
 // Outcome is the state of the run.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -65,7 +66,7 @@ func (c *analyzeCmd) Run(e *env) error {
 	if c.Brief {
 		format = "github"
 	}
-	out, err := renderReport(e, format, useColor(e, c.Color, c.Output), rep, c.Paths, c.MaxBytes)
+	out, err := renderReport(e, format, useColor(e, c.Color, c.Output), textWidth(e, c.Output), rep, c.Paths, c.MaxBytes)
 	if err != nil {
 		return err
 	}
@@ -186,18 +187,28 @@ func bundleName(paths []string) string { return strings.Join(paths, " ") }
 type sourcesCmd struct {
 	bundleFlags
 	Format string `short:"f" enum:"table,json" default:"table" help:"Output format: table or json."`
+	Output string `short:"o" placeholder:"FILE" help:"Write the list to FILE instead of stdout."`
 }
 
 func (c *sourcesCmd) Run(e *env) error {
+	if err := checkOutput(e, c.Output, c.Paths); err != nil {
+		return err
+	}
 	f, err := c.parse(e)
 	if err != nil {
 		return err
 	}
 	rep := reports.Build(f, rules.Run(f, rules.Options{Rules: []*rules.Rule{}}), reports.Meta{Path: bundleName(c.Paths), Version: version})
+	var out bytes.Buffer
 	if c.Format == "json" {
-		return reports.JSON(e.stdout, &reports.Report{SchemaVersion: rep.SchemaVersion, Tool: rep.Tool, Bundle: rep.Bundle})
+		err = reports.JSON(&out, &reports.Report{SchemaVersion: rep.SchemaVersion, Tool: rep.Tool, Bundle: rep.Bundle})
+	} else {
+		err = sourcesTable(&out, f)
 	}
-	return sourcesTable(e.stdout, f)
+	if err != nil {
+		return fail(exitInternal, "render the sources: %v", err)
+	}
+	return writeOutput(e, c.Output, out.Bytes())
 }
 
 func sourcesTable(w io.Writer, f *facts.Facts) error {
@@ -223,10 +234,14 @@ func sourcesTable(w io.Writer, f *facts.Facts) error {
 type timelineCmd struct {
 	bundleFlags
 	Format string `short:"f" enum:"table,json" default:"table" help:"Output format: table or json."`
+	Output string `short:"o" placeholder:"FILE" help:"Write the timeline to FILE instead of stdout."`
 	RunN   int    `name:"run" placeholder:"N" help:"In a bundle of several runs, the timeline of run N (1 is the earliest); the latest by default."`
 }
 
 func (c *timelineCmd) Run(e *env) error {
+	if err := checkOutput(e, c.Output, c.Paths); err != nil {
+		return err
+	}
 	f, err := c.parse(e)
 	if err != nil {
 		return err
@@ -238,10 +253,16 @@ func (c *timelineCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
+	var out bytes.Buffer
 	if c.Format == "json" {
-		return reports.JSON(e.stdout, rep.Timeline)
+		err = reports.JSON(&out, rep.Timeline)
+	} else {
+		err = reports.TimelineTable(&out, rep)
 	}
-	return reports.TimelineTable(e.stdout, rep)
+	if err != nil {
+		return fail(exitInternal, "render the timeline: %v", err)
+	}
+	return writeOutput(e, c.Output, out.Bytes())
 }
 
 // analyzeRuns analyzes a bundle: alone when it holds one run, else each run

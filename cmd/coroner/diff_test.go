@@ -14,6 +14,8 @@ const (
 	slowRun  = "../../fixtures/runtime/sglang-k25-baseline-63tps"
 	tunedRun = "../../fixtures/runtime/sglang-k25-tuned-90tps"
 	vllmRun  = "../../fixtures/runtime/vllm-k25-82tps"
+	readyRun = "../../fixtures/seed/triton-sm120-ready"
+	hangRun  = "../../fixtures/seed/flashinfer-sm120-hang"
 )
 
 func TestDiffCommand(t *testing.T) {
@@ -33,6 +35,14 @@ func TestDiffCommand(t *testing.T) {
 		{"bad format", []string{"diff", "-f", "html", slowRun, tunedRun}, exitUsage, nil, "--format"},
 		{"missing bundle", []string{"diff", slowRun, "does/not/exist"}, exitInput, nil, "cannot read bundle does/not/exist"},
 		{"stdin twice", []string{"diff", "-", "-"}, exitUsage, nil, "only one of the two bundles"},
+		// Issue 18, item 9: a text format and --fail-on.
+		{"text", []string{"diff", "-f", "text", slowRun, tunedRun}, exitOK,
+			[]string{"CORONER DIFF\n", "\nSETTINGS THAT DIFFER\n", "  attention_backend "}, ""},
+		{"fail-on: B hangs where A was ready", []string{"diff", "--fail-on", "error", readyRun, hangRun}, exitFindings,
+			[]string{"# coroner diff"}, "B has "},
+		{"fail-on: B is ready where A hung", []string{"diff", "--fail-on", "error", hangRun, readyRun}, exitOK, []string{"# coroner diff"}, ""},
+		{"fail-on: never by default", []string{"diff", readyRun, hangRun}, exitOK, []string{"# coroner diff"}, ""},
+		{"fail-on: bad severity", []string{"diff", "--fail-on", "fatal", readyRun, hangRun}, exitUsage, nil, "--fail-on"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -31,6 +31,9 @@ const (
 
 // cli is the command grammar.
 type cli struct {
+	// VersionFlag is --version: the same line as coroner version.
+	VersionFlag kong.VersionFlag `name:"version" help:"Print coroner's version and exit."`
+
 	Analyze  analyzeCmd  `cmd:"" help:"Diagnose a run from a bundle of evidence and write a postmortem."`
 	Sources  sourcesCmd  `cmd:"" help:"List every file of a bundle with its detected kind, size, lines and parse issues."`
 	Timeline timelineCmd `cmd:"" help:"Print only the reconstructed startup timeline of every process and rank."`
@@ -62,6 +65,9 @@ type env struct {
 	stdout, stderr io.Writer
 	stdoutTTY      bool
 	stderrTTY      bool
+	// stdoutWidth is the terminal's width when stdout is one (0 if not
+	// known): --format text wraps at it.
+	stdoutWidth int
 	// progressFrom and progressEvery override the progress line's input
 	// size threshold and redraw interval (tests); zero means the default.
 	progressFrom  int64
@@ -106,6 +112,7 @@ func run(args []string, e env) (code int) {
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true, WrapUpperBound: 100}),
 		kong.Bind(&e),
 		formatVars(),
+		kong.Vars{"version": versionLine()},
 	)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "coroner: %v\n", err)
@@ -149,7 +156,7 @@ func main() {
 	stop := startProfiles()
 	code := run(os.Args[1:], env{
 		stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr,
-		stdoutTTY: isTerminal(os.Stdout), stderrTTY: isTerminal(os.Stderr),
+		stdoutTTY: isTerminal(os.Stdout), stderrTTY: isTerminal(os.Stderr), stdoutWidth: termWidth(os.Stdout),
 	})
 	stop()
 	os.Exit(code)
@@ -158,6 +165,9 @@ func main() {
 type versionCmd struct{}
 
 func (versionCmd) Run(e *env) error {
-	fmt.Fprintf(e.stdout, "coroner %s\n", version)
+	fmt.Fprintln(e.stdout, versionLine())
 	return nil
 }
+
+// versionLine is what coroner version and coroner --version print.
+func versionLine() string { return "coroner " + version }

@@ -39,6 +39,7 @@ func TestExitCodes(t *testing.T) {
 		err  string // substring of stderr
 	}{
 		{"version", []string{"version"}, exitOK, "coroner " + version, ""},
+		{"--version, as the command says it (issue 18, item 9)", []string{"--version"}, exitOK, "coroner " + version + "\n", ""},
 		{"help", []string{"--help"}, exitOK, "analyze", ""},
 		{"no command", []string{}, exitUsage, "", "expected one of"},
 		{"unknown flag", []string{"analyze", "--nope", idleBundle}, exitUsage, "", "unknown flag --nope"},

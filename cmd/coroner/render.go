@@ -27,12 +27,12 @@ func formatVars() kong.Vars {
 // renderReport renders the report in a format of the registry. A format
 // that quotes its sources (the GitHub brief) gets the cited lines with
 // their context, read again from the bundles.
-func renderReport(e *env, format string, color bool, rep *reports.Report, paths []string, maxBytes string) ([]byte, error) {
+func renderReport(e *env, format string, color bool, width int, rep *reports.Report, paths []string, maxBytes string) ([]byte, error) {
 	f, err := reports.LookupFormat(format)
 	if err != nil {
 		return nil, fail(exitUsage, "--format: %v", err)
 	}
-	o := reports.RenderOptions{Color: color && f.Color}
+	o := reports.RenderOptions{Color: color && f.Color, Width: width}
 	if f.Sources {
 		ex, xerr := readExcerpts(paths, maxBytes, reports.ExcerptWants(rep))
 		if xerr != nil {
@@ -65,6 +65,16 @@ func useColor(e *env, mode, output string) bool {
 		return false
 	}
 	return e.stdoutTTY
+}
+
+// textWidth is the width --format text wraps at: the terminal's when the
+// output goes to one (40 to 200 columns), else 100, so that a file or a
+// pipe gets the same bytes wherever it was written.
+func textWidth(e *env, output string) int {
+	if (output == "" || output == "-") && e.stdoutTTY && e.stdoutWidth > 0 {
+		return min(max(e.stdoutWidth, 40), 200)
+	}
+	return 100
 }
 
 // readExcerpts reads the wanted lines from the bundles, each file under

@@ -87,7 +87,7 @@ func Load(nameOrFile string) (*Table, error) {
 var labelRe = regexp.MustCompile(`^[^\x00-\x1f\x7f,]{1,50}$`)
 
 // Parse reads a table from YAML; file names it in errors. Keys outside the
-// taxonomy (DESIGN §5) and labels GitHub would refuse are errors.
+// taxonomy (the vocabulary of the README) and labels GitHub would refuse are errors.
 func Parse(file string, data []byte) (*Table, error) {
 	var t Table
 	if err := yaml.UnmarshalWithOptions(data, &t, yaml.Strict()); err != nil {
@@ -111,9 +111,9 @@ func Parse(file string, data []byte) (*Table, error) {
 			}
 		}
 	}
-	check("outcome", "an outcome of the taxonomy (DESIGN §5)", t.Outcome, func(k string) bool { return slices.Contains(outcomes, rules.Outcome(k)) })
-	check("cause", "a cause category of the taxonomy (DESIGN §5)", t.Cause, func(k string) bool { return rules.Category(k).Valid() })
-	check("phase", "a phase of the taxonomy (DESIGN §5)", t.Phase, func(k string) bool { return rules.Phase(k).Order() >= 0 })
+	check("outcome", "an outcome of the taxonomy (the vocabulary of the README)", t.Outcome, func(k string) bool { return slices.Contains(outcomes, rules.Outcome(k)) })
+	check("cause", "a cause category of the taxonomy (the vocabulary of the README)", t.Cause, func(k string) bool { return rules.Category(k).Valid() })
+	check("phase", "a phase of the taxonomy (the vocabulary of the README)", t.Phase, func(k string) bool { return rules.Phase(k).Order() >= 0 })
 	check("gpu", "a GPU vendor or architecture in lower case (nvidia, amd, hopper, blackwell)", t.GPU, gpuKeyRe.MatchString)
 	for _, l := range t.Undiagnosed {
 		if !labelRe.MatchString(l) {
