@@ -170,6 +170,7 @@ const (
 	EventCmdline         EventType = "cmdline"          // a launch command pasted into the log: Fields: every flag
 	EventDeprecation     EventType = "deprecation"      // a flag or entrypoint reported as deprecated
 	EventSignal          EventType = "signal"           // a process received a signal (SIGTERM received, *** SIGTERM received at time=...)
+	EventBenchmark       EventType = "benchmark"        // a benchmark's summary result: Fields: metric, value, unit, label (the paste's "Before"/"After")
 
 	// failures
 	EventTraceback        EventType = "traceback" // Traceback holds the details

@@ -928,8 +928,10 @@ func (p *parser) table(l *line, ps *procState, lvl facts.Level, b []byte, bare b
 			return ev, true
 		}
 	case 'f':
-		if has(b, "flashinfer.jit: ") {
-			return p.flashinfer(l, ps, lvl, b[len("flashinfer.jit: "):]), false
+		if has(b, "flashinfer.jit:") {
+			// "flashinfer.jit: msg" behind its own formatter's header, or
+			// "flashinfer.jit:msg" as logging's "%(name)s:%(message)s" puts it.
+			return p.flashinfer(l, ps, lvl, skipOneSpace(b[len("flashinfer.jit:"):])), false
 		}
 	case '/':
 		if ev := p.pyWarning(ps, b); ev != nil {
@@ -939,6 +941,11 @@ func (p *parser) table(l *line, ps *procState, lvl facts.Level, b []byte, bare b
 	if looksLikeException(b) {
 		// An exception line outside a traceback ("RuntimeError: ...").
 		return p.exceptionLine(ps, b), false
+	}
+	if bare && bytes.Contains(b, []byte("hroughput")) {
+		if f := benchmarkResult(b); f != nil {
+			return p.emit(ps, facts.EventBenchmark, lvl, b, f), false
+		}
 	}
 	if bare || l.tag != nil {
 		if sig, ok := shellJobDied(b); ok {
@@ -970,6 +977,72 @@ func (p *parser) table(l *line, ps *procState, lvl facts.Level, b []byte, bare b
 		return p.emit(ps, facts.EventKilled, facts.LevelCritical, b, map[string]any{"signal": "SIGABRT"}), false
 	}
 	return nil, false
+}
+
+// benchmarks are the summary lines the engines' benchmark scripts print,
+// each with the metric it reports; step lines ("Decode 3. Batch size:
+// 128, ... throughput: ...") are no result.
+var benchmarks = []struct {
+	marker, metric, unit string
+}{
+	// vLLM benchmarks/benchmark_throughput.py, vllm bench throughput: one
+	// line, requests/s first, then tokens/s (total, and output since 2024).
+	{"Throughput: ", "requests", "requests/s"},
+	// vLLM benchmark_serving.py / vllm bench serve and SGLang's
+	// bench_serving: a table of "Name (unit): value" lines.
+	{"Request throughput (req/s):", "requests", "requests/s"},
+	{"Output token throughput (tok/s):", "output-tokens", "tokens/s"},
+	{"Total Token throughput (tok/s):", "total-tokens", "tokens/s"},
+	{"Total token throughput (tok/s):", "total-tokens", "tokens/s"},
+	// SGLang benchmark/*/bench_sglang.py (gsm8k, mmlu, ...).
+	{"Output throughput: ", "output-tokens", "tokens/s"},
+	// SGLang bench_one_batch: the decode median and the total.
+	{"Decode.  median latency: ", "decode-tokens", "tokens/s"},
+	{"Total. latency: ", "total-tokens", "tokens/s"},
+}
+
+// benchmarkResult reads a benchmark's summary line, behind a label a paste
+// may give it ("Before: Throughput: 20.13 requests/s, ...").
+func benchmarkResult(b []byte) map[string]any {
+	for _, m := range benchmarks {
+		k := bytes.Index(b, []byte(m.marker))
+		if k < 0 {
+			continue
+		}
+		rest := b[k+len(m.marker):]
+		if m.metric == "decode-tokens" || m.metric == "total-tokens" && m.marker == "Total. latency: " {
+			// "median throughput: 1134.62 token/s", "throughput: 23253.82 token/s"
+			t := bytes.LastIndex(rest, []byte("throughput: "))
+			if t < 0 {
+				return nil
+			}
+			rest = rest[t+len("throughput: "):]
+		}
+		v, ok := leadingNumber(rest)
+		if !ok {
+			return nil
+		}
+		f := map[string]any{"metric": m.metric, "value": v, "unit": m.unit}
+		if label := bytes.TrimSpace(b[:k]); len(label) > 1 && len(label) <= 32 && label[len(label)-1] == ':' {
+			f["label"] = string(bytes.TrimSpace(label[:len(label)-1]))
+		}
+		return f
+	}
+	return nil
+}
+
+// leadingNumber reads the decimal number b starts with, after spaces.
+func leadingNumber(b []byte) (float64, bool) {
+	i := skipSpaces(b, 0)
+	j := i
+	for j < len(b) && (isDigit(b[j]) || b[j] == '.') {
+		j++
+	}
+	if j == i {
+		return 0, false
+	}
+	v, err := strconv.ParseFloat(string(b[i:j]), 64)
+	return v, err == nil
 }
 
 // shellJobSignals are the descriptions bash prints (strsignal) for the
@@ -1668,10 +1741,10 @@ func (p *parser) seenKey() bool {
 func (p *parser) flashinfer(l *line, ps *procState, lvl facts.Level, b []byte) *facts.LogEvent {
 	msg := l.body
 	switch {
-	case has(b, "Loading JIT ops: "):
-		return p.emit(ps, facts.EventJITBegin, lvl, msg, map[string]any{"what": "flashinfer", "op": string(b[len("Loading JIT ops: "):])})
-	case has(b, "Finished loading JIT ops: "):
-		return p.emit(ps, facts.EventJITEnd, lvl, msg, map[string]any{"what": "flashinfer", "op": string(b[len("Finished loading JIT ops: "):])})
+	case has(b, "Loading JIT ops:"):
+		return p.emit(ps, facts.EventJITBegin, lvl, msg, map[string]any{"what": "flashinfer", "op": string(skipOneSpace(b[len("Loading JIT ops:"):]))})
+	case has(b, "Finished loading JIT ops:"):
+		return p.emit(ps, facts.EventJITEnd, lvl, msg, map[string]any{"what": "flashinfer", "op": string(skipOneSpace(b[len("Finished loading JIT ops:"):]))})
 	case has(b, "[Autotuner]: Autotuning process starts"):
 		return p.emit(ps, facts.EventJITBegin, lvl, msg, map[string]any{"what": "flashinfer-autotune"})
 	case has(b, "[Autotuner]: Autotuning process ends"):

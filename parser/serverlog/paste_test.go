@@ -243,3 +243,36 @@ func TestGaps(t *testing.T) {
 		})
 	}
 }
+
+// The engines' benchmark scripts' summary lines are results, in the format
+// each script prints; their per-step lines are not.
+func TestBenchmarkResults(t *testing.T) {
+	for _, c := range []struct {
+		line, metric, label string
+		value               float64
+	}{
+		{"Throughput: 20.13 requests/s, 10308.29 tokens/s", "requests", "", 20.13},
+		{"After: Throughput: 17.67 requests/s, 9048.03 tokens/s", "requests", "After", 17.67},
+		{"Throughput: 8.07 requests/s, 3296.13 total tokens/s, 1648.06 output tokens/s", "requests", "", 8.07},
+		{"Request throughput (req/s):              4.27      ", "requests", "", 4.27},
+		{"Output token throughput (tok/s):         918.57    ", "output-tokens", "", 918.57},
+		{"Total Token throughput (tok/s):          1845.12   ", "total-tokens", "", 1845.12},
+		{"Output throughput: 606.448 token/s", "output-tokens", "", 606.448},
+		{"Decode.  median latency: 0.11281 s, median throughput:   1134.62 token/s", "decode-tokens", "", 1134.62},
+		{"Total. latency:  5.681 s, throughput:  23253.82 token/s", "total-tokens", "", 23253.82},
+		{"Decode 1. Batch size: 128, latency: 0.11283 s, throughput:   1134.45 token/s", "", "", 0},
+		{"Prefill. latency: 2.12386 s, throughput:  60267.49 token/s", "", "", 0},
+	} {
+		out, _ := parseText("bench.txt", c.line+"\n", facts.KindServerLog)
+		ev := firstEvent(out.Logs[0], facts.EventBenchmark)
+		if c.metric == "" {
+			assert.Nil(t, ev, c.line)
+			continue
+		}
+		require.NotNil(t, ev, c.line)
+		assert.Equal(t, c.metric, ev.Str("metric"), c.line)
+		assert.Equal(t, c.label, ev.Str("label"), c.line)
+		got, _ := ev.Num("value")
+		assert.InDelta(t, c.value, got, 1e-9, c.line)
+	}
+}

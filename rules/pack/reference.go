@@ -100,9 +100,9 @@ graph-capture-failed init-engine-done warmup http-start ready request retract
 preemption shutdown nccl-info nccl-warn nccl-error gloo python-warning torch-log
 collective-timeout watchdog-timeout shm-broadcast-wait rpc-timeout route
 custom-allreduce p2p jit-progress kv-insufficient placement-wait
-weights-download rank-assigned cmdline deprecation signal traceback error oom
-scheduler-exception child-failed engine-init-failed worker-died engine-dead
-sigquit killed kernel
+weights-download rank-assigned cmdline deprecation signal benchmark traceback
+error oom scheduler-exception child-failed engine-init-failed worker-died
+engine-dead sigquit killed kernel
 
 Test a pack with coroner rules test DIR: txtar cases (evidence files as
 sections, expectations in a "want" section: RULE-ID FILE:LINE "regexp", or

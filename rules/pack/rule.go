@@ -269,7 +269,7 @@ var eventTypes = []facts.EventType{
 	facts.EventCollectiveTimout, facts.EventWatchdogTimeout, facts.EventSHMWait, facts.EventRPCTimeout,
 	facts.EventRoute, facts.EventCustomAllReduce, facts.EventP2P, facts.EventJITProgress, facts.EventKVInsufficient,
 	facts.EventPlacementWait, facts.EventWeightsDownload, facts.EventRankAssigned, facts.EventCmdline,
-	facts.EventDeprecation, facts.EventSignal, facts.EventTraceback, facts.EventError, facts.EventOOM,
+	facts.EventDeprecation, facts.EventSignal, facts.EventBenchmark, facts.EventTraceback, facts.EventError, facts.EventOOM,
 	facts.EventSchedulerCrash, facts.EventChildFailed, facts.EventEngineInitFailed, facts.EventWorkerDied,
 	facts.EventEngineDead, facts.EventSigquit, facts.EventKilled, "kernel",
 }
