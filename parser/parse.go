@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -333,6 +334,32 @@ func (p *run) parse(j *job, r io.Reader, size int64) {
 		pr.Files.Add(1)
 		pr.Bytes.Add(src.Bytes)
 	}
+	if holdsNothing(j.part) {
+		// Most files of a big folder hold nothing: their empty facts,
+		// 500 bytes each, would be kept until the merge (50 MB for
+		// 100,000 files).
+		j.part = nil
+	}
+}
+
+// holdsNothing reports whether a source's facts are empty: no slice or map
+// of them has an element. It looks at every field, so that a field added
+// to Facts is never dropped.
+func holdsNothing(f *facts.Facts) bool {
+	v := reflect.ValueOf(f).Elem()
+	for i := range v.NumField() {
+		switch fv := v.Field(i); fv.Kind() {
+		case reflect.Slice, reflect.Map:
+			if fv.Len() > 0 {
+				return false
+			}
+		default:
+			if !fv.IsZero() {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // finish waits for the workers and merges their facts in bundle order.
@@ -390,6 +417,9 @@ func parseSafely(f *format, in *textio.Input, k facts.Kind, out *facts.Facts, is
 
 // merge appends a source's facts to the bundle's.
 func merge(dst, src *facts.Facts, info *facts.SourceInfo) {
+	if src == nil {
+		return
+	}
 	for k, v := range src.Clocks {
 		dst.Clocks[k] = v
 	}

@@ -171,7 +171,7 @@ func runCrashed(p *Pass) {
 		return
 	}
 	ev := []Evidence{{Src: st.Last.Src, Text: "last sign of life: " + st.Last.Text},
-		{Src: st.PS.Src, Text: fmt.Sprintf("%d processes at %s, no SGLang or vLLM process among them", len(st.PS.Procs), st.PS.At.UTC().Format("15:04:05Z"))}}
+		{Src: st.PS.Src, Text: fmt.Sprintf("%d processes at %s, no SGLang or vLLM process among them", len(st.PS.Procs)+st.PS.Omitted, st.PS.At.UTC().Format("15:04:05Z"))}}
 	p.Report(Finding{
 		Message: fmt.Sprintf("The server's processes are gone from the process snapshot %s (%s), and the log ends at %s without an error: the server was killed from outside (the kernel's OOM killer, a signal, the operator or a supervisor).",
 			st.PS.Src, facts.FormatTime(st.PS.At.UTC(), "2006-01-02 15:04:05Z", p.Facts.YearUnknown()), st.Last.Src),

@@ -46,6 +46,7 @@ var issueMeaning = map[facts.IssueKind]string{
 	facts.IssueIncomplete:     "the capture stopped in the middle (a hung tool, a killed collector)",
 	facts.IssueUnreadable:     "the file could not be read",
 	facts.IssueDuplicateEntry: "the archive holds the path twice; both copies were analyzed",
+	facts.IssueSummarized:     "the file held more records than are kept (processes, GPUs, variables, probes, frames): the ones that matter were kept and the rest counted",
 }
 
 func runInputQuality(p *Pass) {

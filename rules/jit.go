@@ -163,7 +163,7 @@ func runJIT(p *Pass) {
 				EvProc(t.compilers[0]))
 		} else if latest != nil && st.Ready == nil {
 			p.RuleOut(fmt.Sprintf("no compiler process (ninja, nvcc, cicc, ptxas) runs under the server in the latest process snapshot (%s)", latest.Src),
-				Evidence{Src: latest.Src, Text: fmt.Sprintf("%d processes, none a compiler under a server process", len(latest.Procs))})
+				Evidence{Src: latest.Src, Text: fmt.Sprintf("%d processes, none a compiler under a server process", len(latest.Procs)+latest.Omitted)})
 		}
 		return
 	}

@@ -37,6 +37,11 @@ const (
 	// Sniff: a line that sets it makes a file look like a process's
 	// environment (parser/envinfo).
 	Sniff
+	// Keep: a dump of more variables than parser/envinfo keeps as they
+	// come still keeps it: what the report lists and the rules read.
+	Keep
+
+	lastUse = Keep
 )
 
 // rule is a row of the table: a prefix of names, or a whole name.
@@ -53,21 +58,22 @@ func name(n string, u Use) rule   { return rule{pattern: n, whole: true, uses: u
 // use covers it, so rows may overlap (TORCH covers TORCH_).
 var table = []rule{
 	// The GPU stack, NCCL and the engines.
-	prefix("NCCL_", Report|Diff|Evidence|Collect|Probe|Sniff),
-	prefix("CUDA_", Report|Diff|Evidence|Collect|Probe|Sniff),
-	prefix("VLLM_", Report|Diff|Evidence|Collect|Probe|Sniff),
-	prefix("SGLANG_", Report|Diff|Evidence|Collect|Probe|Sniff),
-	prefix("SGL_", Report|Evidence|Collect|Probe),
-	prefix("PYTORCH_", Report|Diff|Evidence|Collect|Probe|Sniff),
-	prefix("TORCH_", Report|Diff|Evidence|Collect|Probe|Sniff),
+	prefix("NCCL_", Report|Diff|Evidence|Collect|Probe|Sniff|Keep),
+	prefix("CUDA_", Report|Diff|Evidence|Collect|Probe|Sniff|Keep),
+	prefix("VLLM_", Report|Diff|Evidence|Collect|Probe|Sniff|Keep),
+	prefix("SGLANG_", Report|Diff|Evidence|Collect|Probe|Sniff|Keep),
+	prefix("SGL_", Report|Evidence|Collect|Probe|Keep),
+	prefix("PYTORCH_", Report|Diff|Evidence|Collect|Probe|Sniff|Keep),
+	prefix("TORCH_", Report|Diff|Evidence|Collect|Probe|Sniff|Keep),
 	prefix("TORCHINDUCTOR_", Diff|Collect|Sniff),
 	prefix("TORCH", Collect|Sniff), // TORCHDYNAMO_, TORCHELASTIC_ ...
-	prefix("FLASHINFER_", Report|Evidence|Collect|Probe),
-	prefix("TRITON_", Report|Evidence|Collect|Probe),
-	prefix("NVSHMEM_", Report|Evidence|Collect),
-	prefix("NVIDIA_", Report|Evidence|Collect|Sniff),
-	prefix("HF_", Evidence|Collect|Sniff),
-	prefix("LD_LIBRARY_PATH", Evidence|Collect),
+	prefix("FLASHINFER_", Report|Evidence|Collect|Probe|Keep),
+	prefix("TRITON_", Report|Evidence|Collect|Probe|Keep),
+	prefix("NVSHMEM_", Report|Evidence|Collect|Keep),
+	prefix("NVIDIA_", Report|Evidence|Collect|Sniff|Keep),
+	prefix("HF_", Evidence|Collect|Sniff|Keep),
+	prefix("LD_LIBRARY_PATH", Evidence|Collect|Keep),
+	name("LD_PRELOAD", Keep), // also under Collect's LD_
 
 	// What else collect keeps: models and tokenizers, distributed
 	// launchers, thread pools, other accelerators' stacks, kernels'
@@ -79,7 +85,7 @@ var table = []rule{
 	prefix("MASTER_", Collect),
 	prefix("RAY_", Collect),
 	prefix("UCX_", Collect),
-	prefix("OMP_", Collect),
+	prefix("OMP_", Collect|Keep),
 	prefix("MKL_", Collect),
 	prefix("NVTE_", Collect),
 	prefix("HIP_", Collect),
@@ -104,7 +110,7 @@ var table = []rule{
 
 	// The shell's own, and what the environment report needs to find
 	// the server's Python and libraries.
-	name("PATH", Collect|Probe|Sniff),
+	name("PATH", Collect|Probe|Sniff|Keep),
 	name("HOME", Collect|Probe|Sniff),
 	name("USER", Collect|Probe|Sniff),
 	name("HOSTNAME", Collect|Sniff),
@@ -113,7 +119,7 @@ var table = []rule{
 	name("LOGNAME", Probe),
 	name("LANG", Probe),
 	name("LD_LIBRARY_PATH", Probe|Sniff),
-	name("PYTHONPATH", Probe),
+	name("PYTHONPATH", Probe|Keep),
 	name("VIRTUAL_ENV", Probe),
 	name("CONDA_PREFIX", Probe),
 	name("CONDA_DEFAULT_ENV", Probe),
@@ -124,7 +130,7 @@ var table = []rule{
 // replaced.
 var byUse = func() map[Use]*set {
 	m := map[Use]*set{}
-	for u := Report; u <= Sniff; u <<= 1 {
+	for u := Report; u <= lastUse; u <<= 1 {
 		s := &set{names: map[string]bool{}}
 		for _, r := range table {
 			switch {
@@ -163,7 +169,7 @@ func Matters(name string, u Use) bool {
 	if u == 0 {
 		return false
 	}
-	for b := Report; b <= Sniff; b <<= 1 {
+	for b := Report; b <= lastUse; b <<= 1 {
 		if u&b != 0 && !byUse[b].has(name) {
 			return false
 		}

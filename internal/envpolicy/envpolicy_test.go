@@ -117,3 +117,17 @@ func TestUsesNest(t *testing.T) {
 	assert.True(t, Matters("NCCL_DEBUG", Report|Diff))
 	assert.False(t, Matters("SGL_ENABLE_JIT", Report|Diff), "diff does not compare SGL_ variables")
 }
+
+// TestKeep: past its first variables a capped dump keeps what the report
+// lists (every Report variable) and the rules read, nothing else.
+func TestKeep(t *testing.T) {
+	for _, name := range samples() {
+		if Matters(name, Report) {
+			assert.True(t, Matters(name, Keep), name)
+		}
+	}
+	for name, want := range map[string]bool{"HF_HOME": true, "LD_PRELOAD": true, "LD_LIBRARY_PATH": true, "OMP_NUM_THREADS": true,
+		"PATH": true, "PYTHONPATH": true, "VLLM_ATTENTION_BACKEND": true, "APP_SETTING_1": false, "HOME": false, "PATHX": false} {
+		assert.Equal(t, want, Matters(name, Keep), name)
+	}
+}

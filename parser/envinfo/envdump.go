@@ -125,6 +125,8 @@ func sniffEnv(lines []string, name string) int {
 
 func parseEnv(in *textio.Input, out *facts.Facts) {
 	var last *facts.EnvVar
+	var vars varCap
+	defer vars.report(in)
 	for in.Scan() {
 		raw := in.Bytes()
 		// /proc/PID/environ separates entries with NUL bytes.
@@ -147,6 +149,10 @@ func parseEnv(in *textio.Input, out *facts.Facts) {
 				continue
 			}
 			if bare {
+				last = nil
+				continue
+			}
+			if !vars.keep(name) {
 				last = nil
 				continue
 			}

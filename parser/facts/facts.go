@@ -111,6 +111,9 @@ const (
 	IssueIncomplete     IssueKind = "incomplete"
 	IssueUnreadable     IssueKind = "unreadable"
 	IssueDuplicateEntry IssueKind = "duplicate-entry"
+	// IssueSummarized: a source held more records than are kept (processes,
+	// GPUs, variables, probes, stack frames); the rest were counted.
+	IssueSummarized IssueKind = "summarized"
 )
 
 // Issue is a parse issue: something in the input that could not be read as

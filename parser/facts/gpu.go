@@ -45,6 +45,10 @@ type GPUSnapshot struct {
 	ProcsListed bool `json:"procs_listed,omitempty"`
 	// Incomplete is set when the dump stopped in the middle (a hung nvidia-smi).
 	Incomplete bool `json:"incomplete,omitempty"`
+	// OmittedGPUs and OmittedProcs count the GPUs and processes read but
+	// not kept, past nvsmi.MaxGPUs and nvsmi.MaxGPUProcs.
+	OmittedGPUs  int `json:"omitted_gpus,omitempty"`
+	OmittedProcs int `json:"omitted_procs,omitempty"`
 	// Errors are the failures nvidia-smi printed instead of data ("Unable to
 	// determine the device handle for GPU ...: GPU is lost", "No devices were
 	// found", "NVIDIA-SMI has failed because it couldn't communicate with the

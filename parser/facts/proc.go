@@ -58,6 +58,9 @@ type ProcSnapshot struct {
 	AtFrom string     `json:"at_from,omitempty"`
 	Format string     `json:"format"` // "aux", "auxf", "eo", "ef", "top"
 	Procs  []*Process `json:"procs"`
+	// Omitted counts the rows read but not kept: a snapshot keeps at most
+	// procs.MaxRows rows as they come, then only the ones that matter.
+	Omitted int `json:"omitted,omitempty"`
 	// Host facts top prints in its header (load average, uptime, memory), if any.
 	Uptime  time.Duration `json:"uptime,omitempty"`
 	LoadAvg [3]float64    `json:"load_avg,omitempty"`

@@ -274,7 +274,10 @@ func (p *parser) finish() {
 	out = append(out, p.tail[:p.tailAt]...)
 	p.out.Kernel = append(p.out.Kernel, out...)
 	if p.dropped > 0 {
-		p.in.IssueAt(0, facts.IssueSizeLimit, "%d kernel events between the first and last %d were not kept", p.dropped, MaxEvents/2)
+		// A record cap, not the size limit (which stops the reading and
+		// asks for --max-bytes): every line was read.
+		p.in.IssueAt(0, facts.IssueSummarized, "%d kernel events: kept the first %d and the last %d; the %d between were counted, not kept",
+			len(out)+p.dropped, len(p.events), len(p.tail), p.dropped)
 	}
 	if p.noZone && !p.latest.IsZero() {
 		p.out.Clocks[p.in.Path] = facts.Clock{NoZone: true, NoYear: p.noYear, Latest: p.latest}

@@ -120,7 +120,9 @@ func parseDF(in *textio.Input, out *facts.Facts) {
 		pending []byte // a device name printed alone on its line
 		pendAt  int
 		buf     [24][]byte
+		kept    diskCap
 	)
+	defer kept.report(in)
 	for in.Scan() {
 		line := in.Bytes()
 		f := fields(line, buf[:0])
@@ -156,7 +158,9 @@ func parseDF(in *textio.Input, out *facts.Facts) {
 		if !ok {
 			continue
 		}
-		out.Disks = append(out.Disks, d)
+		if kept.keep(d) {
+			out.Disks = append(out.Disks, d)
+		}
 	}
 	if pending != nil {
 		in.IssueAt(pendAt, facts.IssueIncomplete, "file system %q without its sizes", pending)

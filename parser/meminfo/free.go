@@ -104,6 +104,7 @@ func unitFromCommand(line string) (float64, bool) {
 }
 
 type freeParser struct {
+	kept memCap
 	in   *textio.Input
 	out  *facts.Facts
 	cols []string // column names of the current header
@@ -142,7 +143,7 @@ func parseFree(in *textio.Input, out *facts.Facts) {
 			label := string(f[0][:len(f[0])-1])
 			if label == "Mem" {
 				p.cur = &facts.MemSnapshot{Src: in.Src(), Format: facts.KindFree, Fields: map[string]int64{}}
-				p.out.Memory = append(p.out.Memory, p.cur)
+				p.kept.add(p.cur)
 			}
 			p.row(label, f[1:], p.cols)
 		default:
@@ -153,6 +154,7 @@ func parseFree(in *textio.Input, out *facts.Facts) {
 			in.Issuef(facts.IssueMalformed, "not a free header or row")
 		}
 	}
+	p.kept.flush(in, out)
 	for _, m := range p.out.Memory {
 		if m.Format == facts.KindFree {
 			finishFree(m)

@@ -64,6 +64,8 @@ func sniffMeminfo(lines [][]byte) (facts.Kind, int) {
 // new snapshot (a file of several captures, or of several NUMA nodes).
 func parseMeminfo(in *textio.Input, out *facts.Facts) {
 	var cur *facts.MemSnapshot
+	var kept memCap
+	defer kept.flush(in, out)
 	// A file of many snapshots repeats the same keys: allocate each once.
 	names := map[string]string{}
 	for in.Scan() {
@@ -84,7 +86,7 @@ func parseMeminfo(in *textio.Input, out *facts.Facts) {
 		}
 		if cur == nil {
 			cur = &facts.MemSnapshot{Src: in.Src(), Format: facts.KindMeminfo, Fields: make(map[string]int64, 64)}
-			out.Memory = append(out.Memory, cur)
+			kept.add(cur)
 		}
 		name, ok := names[string(key)]
 		if !ok {

@@ -77,9 +77,38 @@ func (t *thinner) get(src facts.Source, kind facts.Kind) *facts.GPUSnapshot {
 	return s
 }
 
+// A snapshot keeps at most MaxGPUs GPUs and MaxGPUProcs compute processes
+// (a host has 8 or 16 GPUs; a dump of a million rows is built, not
+// captured); the rest are counted in Omitted and said on the file.
+const (
+	MaxGPUs     = 256
+	MaxGPUProcs = 4096
+)
+
+// addGPU appends g to s, or counts it past MaxGPUs.
+func addGPU(s *facts.GPUSnapshot, g *facts.GPU) {
+	if len(s.GPUs) >= MaxGPUs {
+		s.OmittedGPUs++
+		return
+	}
+	s.GPUs = append(s.GPUs, g)
+}
+
+// addProcs appends ps to s, counting those past MaxGPUProcs.
+func addProcs(s *facts.GPUSnapshot, ps ...*facts.GPUProcess) {
+	n := min(len(ps), max(MaxGPUProcs-len(s.Procs), 0))
+	s.Procs = append(s.Procs, ps[:n]...)
+	s.OmittedProcs += len(ps) - n
+}
+
 // nextGPU appends an empty GPU to s, reusing the record a recycled snapshot
-// left in its slice.
+// left in its slice. Past MaxGPUs the GPU is counted and not kept: the
+// caller fills a record that nothing keeps.
 func nextGPU(s *facts.GPUSnapshot, src facts.Source) *facts.GPU {
+	if len(s.GPUs) >= MaxGPUs {
+		s.OmittedGPUs++
+		return &facts.GPU{Src: src, Index: -1}
+	}
 	n := len(s.GPUs)
 	if n < cap(s.GPUs) {
 		if g := s.GPUs[:n+1][n]; g != nil {
@@ -96,6 +125,10 @@ func nextGPU(s *facts.GPUSnapshot, src facts.Source) *facts.GPU {
 
 // nextProc appends an empty process to s, the same way.
 func nextProc(s *facts.GPUSnapshot, src facts.Source) *facts.GPUProcess {
+	if len(s.Procs) >= MaxGPUProcs {
+		s.OmittedProcs++
+		return &facts.GPUProcess{Src: src, GPU: -1}
+	}
 	n := len(s.Procs)
 	if n < cap(s.Procs) {
 		if p := s.Procs[:n+1][n]; p != nil {
@@ -109,13 +142,25 @@ func nextProc(s *facts.GPUSnapshot, src facts.Source) *facts.GPUProcess {
 	return p
 }
 
-// flush appends the kept snapshots to out.
-func (t *thinner) flush(out *facts.Facts) {
+// flush appends the kept snapshots to out, and says on the file what a
+// snapshot counted and did not keep.
+func (t *thinner) flush(out *facts.Facts, in *textio.Input) {
+	start := len(out.GPUs)
 	out.GPUs = append(out.GPUs, t.kept...)
 	if t.last != nil {
 		out.GPUs = append(out.GPUs, t.last)
 	}
 	t.kept, t.last = nil, nil
+	for _, s := range out.GPUs[start:] {
+		if s.OmittedGPUs > 0 {
+			in.IssueAt(s.Src.Line, facts.IssueSummarized, "a snapshot of %d GPUs: kept the first %d; the other %d were counted, not kept",
+				len(s.GPUs)+s.OmittedGPUs, len(s.GPUs), s.OmittedGPUs)
+		}
+		if s.OmittedProcs > 0 {
+			in.IssueAt(s.Src.Line, facts.IssueSummarized, "a snapshot of %d GPU processes: kept the first %d; the other %d were counted, not kept",
+				len(s.Procs)+s.OmittedProcs, len(s.Procs), s.OmittedProcs)
+		}
+	}
 }
 
 // maxIssues bounds the parse issues one source reports one by one; a binary

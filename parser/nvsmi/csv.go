@@ -182,7 +182,7 @@ func parseCSV(in *textio.Input, out *facts.Facts) {
 		p.line(trimRight(in.Bytes()))
 	}
 	p.finish()
-	p.thin.flush(out)
+	p.thin.flush(out, in)
 	p.r.done()
 }
 
@@ -325,9 +325,12 @@ func (p *csvParser) gpuRow(fields [][]byte) {
 		}
 	}
 	p.ensureSnap()
-	if idx >= 0 {
+	switch {
+	case len(p.snap.GPUs) >= MaxGPUs:
+		// Not kept: its key is not kept either.
+	case idx >= 0:
 		p.keyIdx[idx] = struct{}{}
-	} else if id != "" {
+	case id != "":
 		p.keyStr[id] = struct{}{}
 	}
 	b := gpuB{g: nextGPU(p.snap, p.in.Src())}
@@ -400,7 +403,9 @@ func (p *csvParser) appRow(fields [][]byte) {
 	}
 	p.ensureSnap()
 	p.snap.ProcsListed = true
-	p.keyProc[key] = struct{}{}
+	if len(p.snap.Procs) < MaxGPUProcs {
+		p.keyProc[key] = struct{}{}
+	}
 	if !at.IsZero() {
 		p.stamp(at)
 	}

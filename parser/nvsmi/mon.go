@@ -71,7 +71,7 @@ func parseMon(in *textio.Input, kind facts.Kind, out *facts.Facts) {
 		p.line(trimRight(in.Bytes()))
 	}
 	p.finish()
-	p.thin.flush(out)
+	p.thin.flush(out, in)
 	p.r.done()
 }
 

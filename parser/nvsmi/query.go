@@ -144,7 +144,7 @@ func parseQ(in *textio.Input, out *facts.Facts) {
 	}
 	p.endStray()
 	p.finishDump()
-	p.thin.flush(out)
+	p.thin.flush(out, in)
 	p.r.done()
 }
 
@@ -343,7 +343,7 @@ func (p *qParser) finishBlock() {
 		return
 	}
 	p.flushProc()
-	p.snap.GPUs = append(p.snap.GPUs, p.cur.g)
+	addGPU(p.snap, p.cur.g)
 	if len(p.snap.GPUs) == 1 {
 		p.firstLast = append(p.firstLast[:0], p.lastTop...)
 	}

@@ -58,7 +58,7 @@ func parseTable(in *textio.Input, out *facts.Facts) {
 		p.line(trimRight(in.Bytes()))
 	}
 	p.finishSnap()
-	p.thin.flush(out)
+	p.thin.flush(out, in)
 	p.r.done()
 }
 
@@ -282,7 +282,7 @@ func (p *tableParser) finishGPU() {
 		return
 	}
 	p.ensureSnap()
-	p.snap.GPUs = append(p.snap.GPUs, p.gpu.finish(p.r))
+	addGPU(p.snap, p.gpu.finish(p.r))
 	p.gpu = nil
 	p.row = 0
 }
@@ -345,7 +345,7 @@ func (p *tableParser) procRow(l []byte) {
 			pr.BusID, pr.UUID = g.BusID, g.UUID
 		}
 	}
-	p.snap.Procs = append(p.snap.Procs, pr)
+	addProcs(p.snap, pr)
 }
 
 func (p *tableParser) finishSnap() {

@@ -162,7 +162,7 @@ func parseXML(in *textio.Input, out *facts.Facts) {
 		return input, nil
 	}
 	p.run()
-	p.thin.flush(out)
+	p.thin.flush(out, in)
 	p.r.done()
 }
 
@@ -331,8 +331,8 @@ func (p *xmlParser) finishGPU() {
 	for _, pr := range p.procs {
 		pr.UUID = p.gpu.g.UUID
 	}
-	p.snap.GPUs = append(p.snap.GPUs, p.gpu.finish(p.r))
-	p.snap.Procs = append(p.snap.Procs, p.procs...)
+	addGPU(p.snap, p.gpu.finish(p.r))
+	addProcs(p.snap, p.procs...)
 	p.procs = nil
 	p.gpu = nil
 	p.gpuLvl = 0

@@ -142,6 +142,44 @@ type parser struct {
 	noZone bool
 	latest time.Time
 	any    bool
+	kept   probeCap
+}
+
+// MaxProbes bounds the probes kept per file: the first and the last
+// halves, the latest state among them; the ones between are counted. A
+// probe every five seconds for a week is 120,000 records.
+const MaxProbes = 4096
+
+// probeCap keeps the first MaxProbes/2 probes and, in a ring, the last.
+type probeCap struct {
+	head, ring []*facts.Probe
+	next       int // where the ring's next probe goes, once full
+	dropped    int
+}
+
+func (c *probeCap) add(p *facts.Probe) {
+	switch {
+	case len(c.head) < MaxProbes/2:
+		c.head = append(c.head, p)
+	case len(c.ring) < MaxProbes/2:
+		c.ring = append(c.ring, p)
+	default:
+		c.ring[c.next] = p
+		c.next = (c.next + 1) % len(c.ring)
+		c.dropped++
+	}
+}
+
+// flush appends the kept probes to out in file order and says what was
+// counted.
+func (c *probeCap) flush(in *textio.Input, out *facts.Facts) {
+	out.Probes = append(out.Probes, c.head...)
+	out.Probes = append(out.Probes, c.ring[c.next:]...)
+	out.Probes = append(out.Probes, c.ring[:c.next]...)
+	if c.dropped > 0 {
+		in.IssueAt(0, facts.IssueSummarized, "%d probes: kept the first %d and the last %d; the %d between were counted, not kept",
+			len(c.head)+len(c.ring)+c.dropped, len(c.head), len(c.ring), c.dropped)
+	}
 }
 
 // Parse reads probe records or a transcript, line by line; the two may mix.
@@ -151,6 +189,7 @@ func Parse(in *textio.Input, _ facts.Kind, out *facts.Facts) {
 		p.line(in.Bytes())
 	}
 	p.flush()
+	p.kept.flush(in, out)
 	if p.noZone && !p.latest.IsZero() {
 		out.Clocks[in.Path] = facts.Clock{NoZone: true, Latest: p.latest}
 	}
@@ -436,7 +475,7 @@ func (p *parser) flush() {
 	if pr.p.Endpoint == "" && pr.p.URL != "" {
 		pr.p.Endpoint = endpointOf(pr.p.URL)
 	}
-	p.out.Probes = append(p.out.Probes, pr.p)
+	p.kept.add(pr.p)
 	p.any = true
 }
 
@@ -459,7 +498,7 @@ func (p *parser) record(t []byte) {
 	if r.URL == "" {
 		p.in.Issuef(facts.IssueMalformed, "a probe record without a url")
 	}
-	p.out.Probes = append(p.out.Probes, pr)
+	p.kept.add(pr)
 	p.any = true
 }
 

@@ -49,6 +49,11 @@ type parser struct {
 	strs    map[string]string // interned short values
 	badUTF8 bool              // the current line is not valid UTF-8
 
+	// servers are the pids of the server's processes in the current
+	// snapshot: their children are kept past MaxRows.
+	servers map[int]struct{}
+	thin    snapThinner
+
 	latest     time.Time // latest zone-less time of the file
 	noZone     bool
 	issues     int
@@ -247,7 +252,6 @@ func (p *parser) newSnapshot(format string) {
 	if format == "top" {
 		p.snap.Users = -1
 	}
-	p.out.Procs = append(p.out.Procs, p.snap)
 	p.forest = false
 	p.stack = p.stack[:0]
 	p.sums = p.sums[:0]
@@ -293,6 +297,8 @@ func (p *parser) endSnapshot() {
 		}
 	}
 	p.snapshotTime(s)
+	clear(p.servers)
+	p.thin.add(s)
 }
 
 // snapshotTime sets At from lstart+etime. Start times are truncated to the
@@ -326,6 +332,9 @@ func (p *parser) snapshotTime(s *facts.ProcSnapshot) {
 
 func (p *parser) finish() {
 	p.endSnapshot()
+	snaps := p.thin.done()
+	p.out.Procs = append(p.out.Procs, snaps...)
+	p.summarize(snaps)
 	if p.noZone {
 		c := p.out.Clocks[p.in.Path]
 		c.NoZone = true
@@ -491,13 +500,14 @@ func (p *parser) row(line []byte) bool {
 	if !lstart.IsZero() {
 		pr.Start = lstart
 		p.noteZoneless(lstart)
-		if hasElapsed {
+		if hasElapsed && len(p.sums) < MaxKept {
+			// A sample is enough for the snapshot's time: the first rows.
 			p.sums = append(p.sums, lstart.Unix()+int64(elapsed/time.Second))
 		}
 	}
 	p.place(pr, n)
 	classify(pr)
-	p.snap.Procs = append(p.snap.Procs, pr)
+	p.keepRow(pr)
 	p.last, p.lastAt, p.lastLen, p.lastComplete = pr, n, len(p.in.Bytes()), missing < 0
 	return true
 }

@@ -32,6 +32,14 @@ import (
 // MaxFrames bounds the frames kept per thread (Python and native each).
 const MaxFrames = 256
 
+// A dump keeps at most MaxStacks threads as they come, then only the
+// active ones and the errors, up to MaxKeptStacks; the rest are counted. A
+// vLLM TP8 server has a few hundred threads.
+const (
+	MaxStacks     = 1024
+	MaxKeptStacks = 2048
+)
+
 // maxJSON bounds the size of a --json dump read whole.
 const maxJSON = 32 << 20
 
@@ -105,6 +113,18 @@ type parser struct {
 	json    []byte
 	jsonAt  int
 	jsonBig bool
+	// kept counts the stacks kept, dropped those counted only.
+	kept, dropped int
+}
+
+// addStack keeps a thread's stack or an error, or counts it past the caps.
+func (p *parser) addStack(st *facts.PyStack) {
+	if p.kept < MaxStacks || p.kept < MaxKeptStacks && (!st.Idle || st.Error != "") {
+		p.out.Stacks = append(p.out.Stacks, st)
+		p.kept++
+		return
+	}
+	p.dropped++
 }
 
 // Parse reads a dump.
@@ -122,6 +142,10 @@ func Parse(in *textio.Input, _ facts.Kind, out *facts.Facts) {
 	}
 	if !p.any && in.Line() > 0 {
 		in.IssueAt(0, facts.IssueUnrecognized, "no py-spy process, thread or error line found")
+	}
+	if p.dropped > 0 {
+		in.IssueAt(0, facts.IssueSummarized, "%d threads: kept the first %d and %d more that were active; the other %d were counted, not kept",
+			p.kept+p.dropped, min(p.kept, MaxStacks), max(p.kept-MaxStacks, 0), p.dropped)
 	}
 }
 
@@ -187,7 +211,7 @@ func (p *parser) line(raw []byte) {
 }
 
 func (p *parser) failure(s string) {
-	p.out.Stacks = append(p.out.Stacks, &facts.PyStack{Src: p.in.Src(), PID: p.pid, Title: p.title, Error: s})
+	p.addStack(&facts.PyStack{Src: p.in.Src(), PID: p.pid, Title: p.title, Error: s})
 	p.any = true
 }
 
@@ -244,7 +268,7 @@ func (p *parser) flush() {
 	if p.cur.Frames == nil {
 		p.cur.Frames = []facts.Frame{}
 	}
-	p.out.Stacks = append(p.out.Stacks, p.cur)
+	p.addStack(p.cur)
 	p.cur = nil
 	p.any = true
 }
@@ -319,7 +343,7 @@ func (p *parser) decodeJSON() {
 				st.Native = append(st.Native, f.Name+" ("+file+")")
 			}
 		}
-		p.out.Stacks = append(p.out.Stacks, st)
+		p.addStack(st)
 		p.any = true
 	}
 }
