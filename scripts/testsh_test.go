@@ -123,3 +123,56 @@ import "testing"
 	assert.Contains(t, out, "testdata/fuzz/FuzzBoom")
 	assert.True(t, strings.Contains(out, "FAIL: fuzz"), out)
 }
+
+// TestFuzzDeadlineRaceIsRunAgain: a target that fails as Go 1.26's fuzzing
+// coordinator does when its deadline races its workers (a bare "context
+// deadline exceeded", no failing input written; go.dev/issue/75804) runs
+// once more instead of failing the test command; it failed the whole of
+// .ci/run before. A second such failure still fails.
+func TestFuzzDeadlineRaceIsRunAgain(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		fails int // the runs that fail so, before one passes
+		ok    bool
+	}{
+		{"once: run again, passes", 1, true},
+		{"twice: fails", 2, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := copyRepo(t)
+			pkg := filepath.Join(dir, "internal", "zzfuzz")
+			require.NoError(t, os.MkdirAll(pkg, 0o755))
+			require.NoError(t, os.WriteFile(filepath.Join(pkg, "zz.go"), []byte("package zzfuzz\n"), 0o644))
+			count := filepath.Join(t.TempDir(), "runs")
+			require.NoError(t, os.WriteFile(filepath.Join(pkg, "zz_test.go"), []byte(`package zzfuzz
+
+import (
+	"flag"
+	"os"
+	"testing"
+)
+
+`+"func FuzzRace"+`(f *testing.F) {
+	// The coordinator fails as the race does; its workers fuzz.
+	if w := flag.Lookup("test.fuzzworker"); w == nil || w.Value.String() != "true" {
+		runs, _ := os.ReadFile(os.Getenv("ZZ_RUNS"))
+		_ = os.WriteFile(os.Getenv("ZZ_RUNS"), append(runs, 'x'), 0o644)
+		if len(runs) < `+string(rune('0'+tc.fails))+` {
+			f.Fatal("context deadline exceeded")
+		}
+	}
+	f.Fuzz(func(t *testing.T, s string) {})
+}
+`), 0o644))
+			out, err := runTestSh(t, dir, "STEPS=fuzz", "FUZZPKGS=./internal/zzfuzz", "FUZZTIME=1s", "ZZ_RUNS="+count)
+			assert.Contains(t, out, "FuzzRace: Go's fuzzing deadline race (go.dev/issue/75804), no failing input written: once more")
+			if tc.ok {
+				require.NoError(t, err, out)
+				assert.Contains(t, out, "FuzzRace: ok")
+			} else {
+				require.Error(t, err, out)
+				assert.Contains(t, out, "FuzzRace FAILED")
+			}
+		})
+	}
+}
