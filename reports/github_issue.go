@@ -284,7 +284,7 @@ func (p issuePlace) cite(file string, n int) string {
 var (
 	mentionRe = regexp.MustCompile(`@([A-Za-z0-9])`)
 	schemeRe  = regexp.MustCompile(`(?i)\b([a-z][a-z0-9+.-]{1,15}):(//)?`)
-	wwwRe     = regexp.MustCompile(`(?i)\bwww\.`)
+	wwwRe     = regexp.MustCompile(`(?i)www\.`) // also inside a word: "000www.x"
 )
 
 const zwsp = "\u200b"
@@ -365,6 +365,10 @@ func neutralize(s string) string {
 		i := strings.IndexByte(m, ':')
 		return m[:i+1] + zwsp + m[i+1:]
 	})
+	// A scheme glued to a word before it ("000000https://") is no scheme
+	// to the regexp's \b, and some autolinkers still see the URL in it:
+	// every "://" left is broken too.
+	s = strings.ReplaceAll(s, "://", ":"+zwsp+"//")
 	s = wwwRe.ReplaceAllStringFunc(s, func(m string) string { return m[:3] + zwsp + m[3:] })
 	return breakRefs(s)
 }
