@@ -214,23 +214,13 @@ func Workers(s *facts.ProcSnapshot) []*facts.Process {
 	return out
 }
 
-// SameProcess finds p in another snapshot by pid and start (or title).
+// SameProcess finds p in another snapshot: the row of its pid when it is
+// the same process (facts.SameProcess), not a reused pid.
 func SameProcess(s *facts.ProcSnapshot, p *facts.Process) *facts.Process {
-	q := s.ByPID(p.PID)
-	if q == nil {
-		return nil
+	if q := s.ByPID(p.PID); q != nil && facts.SameProcess(p, q) {
+		return q
 	}
-	if !p.Start.IsZero() && !q.Start.IsZero() && absDur(p.Start.Sub(q.Start)) > time.Minute {
-		return nil // the pid was reused
-	}
-	return q
-}
-
-func absDur(d time.Duration) time.Duration {
-	if d < 0 {
-		return -d
-	}
-	return d
+	return nil
 }
 
 // GPUSnapshots returns the GPU snapshots in time order.

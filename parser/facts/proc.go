@@ -1,6 +1,7 @@
 package facts
 
 import (
+	"strings"
 	"time"
 )
 
@@ -255,14 +256,18 @@ type ProcDelta struct {
 
 // SameProcess reports whether two rows are the same process rather than a
 // reused pid: the pid matches and so do the start time (or START column)
-// and the command, where both rows have them.
+// and the command, where both rows have them. The start times agree within
+// the coarser one's precision: a second for lstart or an elapsed time, a
+// minute for START's HH:MM, a day for its MonDD (ps aux beside ps -eo of
+// the same round, or two rounds of different formats).
 func SameProcess(a, b *Process) bool {
 	if a.PID != b.PID {
 		return false
 	}
 	if !a.Start.IsZero() && !b.Start.IsZero() {
+		tol := max(a.startPrecision(), b.startPrecision())
 		d := a.Start.Sub(b.Start)
-		if d < -time.Second || d > time.Second {
+		if d < -tol || d > tol {
 			return false
 		}
 	} else if a.StartRaw != "" && b.StartRaw != "" && a.StartRaw != b.StartRaw {
@@ -271,6 +276,18 @@ func SameProcess(a, b *Process) bool {
 	// A title set by setproctitle replaces argv, so a changed command alone
 	// is no proof of reuse; a changed program name is.
 	return a.Name == "" || b.Name == "" || a.Name == b.Name || a.Role.IsServer() || b.Role.IsServer()
+}
+
+// startPrecision is how precise Start is, from the form it was read in.
+func (p *Process) startPrecision() time.Duration {
+	switch {
+	case p.StartRaw == "":
+		return time.Second
+	case strings.IndexByte(p.StartRaw, ':') >= 0:
+		return time.Minute
+	default:
+		return 24 * time.Hour // "Nov29", or a year
+	}
 }
 
 // Deltas pairs the processes of an earlier and a later snapshot that are the
