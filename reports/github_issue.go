@@ -290,8 +290,12 @@ var (
 const zwsp = "\u200b"
 
 // safeComment neutralizes mentions, autolinks and issue references in the
-// text of a comment, outside its fences and code spans (where GitHub reads
-// neither). The comment's own fences start at the beginning of a line.
+// text of a comment outside its fences (where GitHub reads none), inline
+// code spans included: a renderer pairs backticks across the lines of a
+// paragraph, so which text a span covers is not decidable line by line, and
+// GitHub links nothing inside code anyway, so a zero-width space there
+// changes nothing it shows. The comment's own fences start at the beginning
+// of a line.
 func safeComment(md string) string {
 	var out strings.Builder
 	fence := ""
@@ -310,47 +314,9 @@ func safeComment(md string) string {
 			out.WriteString(line)
 			continue
 		}
-		out.WriteString(safeInline(line))
+		out.WriteString(neutralize(line))
 	}
 	return out.String()
-}
-
-// safeInline neutralizes one line of text, leaving its code spans alone.
-func safeInline(s string) string {
-	var b strings.Builder
-	for s != "" {
-		i := strings.IndexByte(s, '`')
-		if i < 0 {
-			b.WriteString(neutralize(s))
-			break
-		}
-		if escaped(s, i) {
-			b.WriteString(neutralize(s[:i+1]))
-			s = s[i+1:]
-			continue
-		}
-		b.WriteString(neutralize(s[:i]))
-		s = s[i:]
-		n := len(s) - len(strings.TrimLeft(s, "`"))
-		end := closingTicks(s[n:], n)
-		if end < 0 {
-			b.WriteString(s[:n])
-			s = s[n:]
-			continue
-		}
-		b.WriteString(s[:n+end+n])
-		s = s[n+end+n:]
-	}
-	return b.String()
-}
-
-// escaped reports whether the byte at i follows an odd run of backslashes.
-func escaped(s string, i int) bool {
-	n := 0
-	for i-n-1 >= 0 && s[i-n-1] == '\\' {
-		n++
-	}
-	return n%2 == 1
 }
 
 func neutralize(s string) string {
