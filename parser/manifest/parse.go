@@ -153,6 +153,20 @@ type lines struct {
 	nodes     []int
 }
 
+// decodeList reads a top-level array of records into list, and the line
+// where each starts into lines.
+func decodeList[T any](dec *json.Decoder, data []byte, lineAt func(int64) int, list *[]T, lines *[]int) error {
+	return decodeArray(dec, data, lineAt, func(line int) error {
+		var v T
+		if err := dec.Decode(&v); err != nil {
+			return err
+		}
+		*list = append(*list, v)
+		*lines = append(*lines, line)
+		return nil
+	})
+}
+
 // decode reads the manifest token by token so that every artifact can be
 // cited by its line. On an error it returns what it read before.
 func decode(data []byte, lineAt func(int64) int) (*Manifest, *lines, error) {
@@ -176,35 +190,11 @@ func decode(data []byte, lineAt func(int64) int) (*Manifest, *lines, error) {
 		at.key[key] = lineAt(valueStart(data, dec.InputOffset()))
 		switch key {
 		case "artifacts":
-			err = decodeArray(dec, data, lineAt, func(line int) error {
-				var a Artifact
-				if err := dec.Decode(&a); err != nil {
-					return err
-				}
-				m.Artifacts = append(m.Artifacts, a)
-				at.artifacts = append(at.artifacts, line)
-				return nil
-			})
+			err = decodeList(dec, data, lineAt, &m.Artifacts, &at.artifacts)
 		case "rounds":
-			err = decodeArray(dec, data, lineAt, func(line int) error {
-				var r Round
-				if err := dec.Decode(&r); err != nil {
-					return err
-				}
-				m.Rounds = append(m.Rounds, r)
-				at.rounds = append(at.rounds, line)
-				return nil
-			})
+			err = decodeList(dec, data, lineAt, &m.Rounds, &at.rounds)
 		case "nodes":
-			err = decodeArray(dec, data, lineAt, func(line int) error {
-				var n Node
-				if err := dec.Decode(&n); err != nil {
-					return err
-				}
-				m.Nodes = append(m.Nodes, n)
-				at.nodes = append(at.nodes, line)
-				return nil
-			})
+			err = decodeList(dec, data, lineAt, &m.Nodes, &at.nodes)
 		default:
 			var raw json.RawMessage
 			if err = dec.Decode(&raw); err == nil {
