@@ -53,14 +53,17 @@ func inferLevel(l *line, body []byte) facts.Level {
 	if has(body, "Warning") || has(body, "WARNING") {
 		return facts.LevelWarning
 	}
-	if k := bytes.Index(body[:min(len(body), 256)], []byte("[ERROR]")); k >= 0 {
+	switch l.kind {
+	case hdrSGLang, hdrSGLangOld, hdrGPU:
+		// SGLang prints its own lines at INFO unless they say otherwise
+		// above; the search below is for lines without a header, and
+		// SGLang's stat lines are most lines of a long log.
+		return facts.LevelInfo
+	}
+	if bytes.Contains(body[:min(len(body), 256)], []byte("[ERROR]")) {
 		// A library's own tag inside an unlevelled line ("... with error:
 		// [TensorRT-LLM][ERROR] CUDA runtime error ...").
 		return facts.LevelError
-	}
-	switch l.kind {
-	case hdrSGLang, hdrSGLangOld, hdrGPU:
-		return facts.LevelInfo
 	}
 	return facts.LevelNone
 }
