@@ -11,11 +11,13 @@ import (
 )
 
 // nodes names the host of each log of a run that spans several logs, and
-// lines the other nodes' clocks up with the first node's by events every
-// node logs at the same instant: the completion of one NCCL communicator
-// (its commId) on every rank, else the end of torch.distributed's init.
-// The offsets become assumptions, and the other nodes' times are shifted
-// by them, so that the run has one clock.
+// lines the other nodes' clocks up with the first node's: by the completion
+// of one NCCL communicator (its commId), which every rank logs at the same
+// instant, else by the offsets a collect across the cluster measured, else
+// by the end of torch.distributed's init. The offsets become assumptions,
+// the other nodes' log times are shifted by them so that the run has one
+// clock, and the process and GPU snapshots in a node's folder are tagged
+// with its name.
 func nodes(r *Run) {
 	if len(r.Facts.Logs) < 2 {
 		return
