@@ -116,6 +116,9 @@ type tokenMatch struct {
 // in the same run of base64 failed, and every start in that run fails the
 // same way); tokenAt returns the new bound.
 func tokenAt(b []byte, i, jwtFrom int) (tokenMatch, bool, int) {
+	if i >= len(b) {
+		return tokenMatch{}, false, jwtFrom // an empty value holds no token
+	}
 	for _, t := range tokensByFirst[b[i]] {
 		if len(b)-i < len(t.prefix) || string(b[i:i+len(t.prefix)]) != t.prefix {
 			continue
