@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/coroner-dev/coroner/internal/atomicfile"
+	"github.com/coroner-dev/coroner/internal/bundlewrite"
 	"github.com/coroner-dev/coroner/internal/escape"
-	"github.com/coroner-dev/coroner/internal/pack"
 	"github.com/coroner-dev/coroner/internal/redact"
 	"github.com/coroner-dev/coroner/parser/bundle"
 	"github.com/coroner-dev/coroner/parser/manifest"
@@ -53,7 +53,7 @@ func (p *writeFlags) check() (int64, error) {
 }
 
 // summarize says on stderr what was written.
-func summarize(e *env, quiet bool, out string, redacted bool, sum *pack.Summary, maxSize int64) {
+func summarize(e *env, quiet bool, out string, redacted bool, sum *bundlewrite.Summary, maxSize int64) {
 	if !sum.Fits {
 		fmt.Fprintf(e.stderr, "coroner: warning: %s is %s, over --max-size %s even with every log trimmed to its minimum\n",
 			out, reports.HumanBytes(sum.Bytes), reports.HumanBytes(maxSize))
@@ -92,7 +92,7 @@ func (c *bundleCmd) Run(e *env) error {
 	}
 	m := &manifest.Manifest{Format: manifest.Format, Version: manifest.Version, Tool: manifest.Tool{Name: "coroner", Version: version},
 		Command: "bundle"}
-	b := pack.NewBundler(c.Output, !c.NoRedact)
+	b := bundlewrite.NewBundler(c.Output, !c.NoRedact)
 	outSt, outErr := os.Stat(c.Output)
 	for _, p := range c.Paths {
 		st, err := os.Lstat(p)
@@ -115,12 +115,12 @@ func (c *bundleCmd) Run(e *env) error {
 		}
 	}
 	m.Artifacts = b.Artifacts
-	job := &pack.Job{Items: b.Items, Manifest: m, MaxSize: maxSize, CapName: "--max-size " + c.MaxSize}
+	job := &bundlewrite.Job{Items: b.Items, Manifest: m, MaxSize: maxSize, CapName: "--max-size " + c.MaxSize}
 	if !c.NoRedact {
-		hosts, users := pack.LocalNames()
+		hosts, users := bundlewrite.LocalNames()
 		job.Redactor = redact.New(redact.Options{Hosts: c.RedactHosts, Hostnames: hosts, Users: users})
 	}
-	sum, err := pack.WriteBundle(c.Output, job)
+	sum, err := bundlewrite.WriteBundle(c.Output, job)
 	if err != nil {
 		return fail(exitInternal, "write %s: %v", c.Output, err)
 	}

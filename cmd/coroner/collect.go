@@ -9,8 +9,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/coroner-dev/coroner/internal/bundlewrite"
 	"github.com/coroner-dev/coroner/internal/collect"
-	"github.com/coroner-dev/coroner/internal/pack"
 	"github.com/coroner-dev/coroner/internal/redact"
 	"github.com/coroner-dev/coroner/parser/manifest"
 	"github.com/coroner-dev/coroner/reports"
@@ -142,19 +142,19 @@ func (c *collectCmd) Run(e *env) error {
 	if capt.Cluster != nil {
 		m.Target = nil
 	}
-	items := make([]pack.Item, 0, len(capt.Files))
+	items := make([]bundlewrite.Item, 0, len(capt.Files))
 	for _, f := range capt.Files {
-		items = append(items, pack.Bytes(f.Name, f.Data, f.ModTime, true, f.Log))
+		items = append(items, bundlewrite.Bytes(f.Name, f.Data, f.ModTime, true, f.Log))
 	}
-	job := &pack.Job{Items: items, Manifest: m, MaxSize: maxSize, CapName: "--max-size " + c.MaxSize}
+	job := &bundlewrite.Job{Items: items, Manifest: m, MaxSize: maxSize, CapName: "--max-size " + c.MaxSize}
 	if !c.NoRedact {
-		hosts, users := pack.LocalNames()
+		hosts, users := bundlewrite.LocalNames()
 		if capt.Host.Hostname != "" {
 			hosts = append(hosts, capt.Host.Hostname)
 		}
 		job.Redactor = redact.New(redact.Options{Hosts: c.RedactHosts, Hostnames: hosts, Users: users})
 	}
-	sum, err := pack.WriteBundle(c.Output, job)
+	sum, err := bundlewrite.WriteBundle(c.Output, job)
 	if err != nil {
 		return fail(exitInternal, "write %s: %v", c.Output, err)
 	}

@@ -1,4 +1,4 @@
-// Package pack writes bundles: a tar archive compressed with zstd, entries
+// Package bundlewrite writes bundles: a tar archive compressed with zstd, entries
 // in a fixed order with fixed modes and owners, the manifest last. Content
 // passes through the redactor on its way in, and a size cap is met by
 // trimming the middle of the largest logs first, keeping their head and
@@ -10,7 +10,7 @@
 // that is renamed over it (internal/atomicfile); nothing is extracted.
 // Under a size cap the archive is built in memory (it is at most the cap)
 // and written once it fits.
-package pack
+package bundlewrite
 
 import (
 	"archive/tar"

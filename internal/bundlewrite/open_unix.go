@@ -1,6 +1,6 @@
 //go:build unix
 
-package pack
+package bundlewrite
 
 import (
 	"os"
