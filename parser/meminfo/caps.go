@@ -18,33 +18,22 @@ const (
 	MaxDisks        = 4096
 )
 
-// memCap keeps the first snapshots and, in a ring, the last.
+// memCap keeps the first snapshots and the last.
 type memCap struct {
-	head, ring []*facts.MemSnapshot
-	next       int
-	dropped    int
+	facts.FirstLast[*facts.MemSnapshot]
 }
 
 func (c *memCap) add(m *facts.MemSnapshot) {
-	switch {
-	case len(c.head) < MaxMemSnapshots/2:
-		c.head = append(c.head, m)
-	case len(c.ring) < MaxMemSnapshots/2:
-		c.ring = append(c.ring, m)
-	default:
-		c.ring[c.next] = m
-		c.next = (c.next + 1) % len(c.ring)
-		c.dropped++
-	}
+	c.Max = MaxMemSnapshots
+	c.Add(m)
 }
 
 func (c *memCap) flush(in *textio.Input, out *facts.Facts) {
-	out.Memory = append(out.Memory, c.head...)
-	out.Memory = append(out.Memory, c.ring[c.next:]...)
-	out.Memory = append(out.Memory, c.ring[:c.next]...)
-	if c.dropped > 0 {
+	out.Memory = append(out.Memory, c.All()...)
+	if c.Dropped > 0 {
+		first, last := c.Kept()
 		in.IssueAt(0, facts.IssueSummarized, "%d memory snapshots: kept the first %d and the last %d; the %d between were counted, not kept",
-			len(c.head)+len(c.ring)+c.dropped, len(c.head), len(c.ring), c.dropped)
+			first+last+c.Dropped, first, last, c.Dropped)
 	}
 }
 

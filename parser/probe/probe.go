@@ -150,35 +150,22 @@ type parser struct {
 // probe every five seconds for a week is 120,000 records.
 const MaxProbes = 4096
 
-// probeCap keeps the first MaxProbes/2 probes and, in a ring, the last.
-type probeCap struct {
-	head, ring []*facts.Probe
-	next       int // where the ring's next probe goes, once full
-	dropped    int
-}
+// probeCap keeps the first probes and the last.
+type probeCap struct{ facts.FirstLast[*facts.Probe] }
 
 func (c *probeCap) add(p *facts.Probe) {
-	switch {
-	case len(c.head) < MaxProbes/2:
-		c.head = append(c.head, p)
-	case len(c.ring) < MaxProbes/2:
-		c.ring = append(c.ring, p)
-	default:
-		c.ring[c.next] = p
-		c.next = (c.next + 1) % len(c.ring)
-		c.dropped++
-	}
+	c.Max = MaxProbes
+	c.Add(p)
 }
 
 // flush appends the kept probes to out in file order and says what was
 // counted.
 func (c *probeCap) flush(in *textio.Input, out *facts.Facts) {
-	out.Probes = append(out.Probes, c.head...)
-	out.Probes = append(out.Probes, c.ring[c.next:]...)
-	out.Probes = append(out.Probes, c.ring[:c.next]...)
-	if c.dropped > 0 {
+	out.Probes = append(out.Probes, c.All()...)
+	if c.Dropped > 0 {
+		first, last := c.Kept()
 		in.IssueAt(0, facts.IssueSummarized, "%d probes: kept the first %d and the last %d; the %d between were counted, not kept",
-			len(c.head)+len(c.ring)+c.dropped, len(c.head), len(c.ring), c.dropped)
+			first+last+c.Dropped, first, last, c.Dropped)
 	}
 }
 
