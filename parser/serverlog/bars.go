@@ -73,19 +73,24 @@ func parseBar(b []byte) (tqdmBar, bool) {
 		return t, false
 	}
 	i += k2
-	if i+1 >= len(b) || b[i] != ' ' || b[i+1] != '[' {
+	if i+1 < len(b) && b[i] == ' ' && b[i+1] == '[' {
+		end := bytes.IndexByte(b[i+2:], ']')
+		if end < 0 {
+			return t, false
+		}
+		inner := b[i+2 : i+2+end]
+		t.end = i + 2 + end + 1
+		if lt := bytes.IndexByte(inner, '<'); lt > 0 {
+			t.elapsed = clockSeconds(inner[:lt])
+		} else if c := bytes.IndexByte(inner, ','); c > 0 {
+			t.elapsed = clockSeconds(inner[:c])
+		}
+	} else if elided(b[i:]) {
+		// A paste that cut the bar after its count ("4/35 ...", or the
+		// line's end): the state is there, the timing is not.
+		t.end = len(b)
+	} else {
 		return t, false
-	}
-	end := bytes.IndexByte(b[i+2:], ']')
-	if end < 0 {
-		return t, false
-	}
-	inner := b[i+2 : i+2+end]
-	t.end = i + 2 + end + 1
-	if lt := bytes.IndexByte(inner, '<'); lt > 0 {
-		t.elapsed = clockSeconds(inner[:lt])
-	} else if c := bytes.IndexByte(inner, ','); c > 0 {
-		t.elapsed = clockSeconds(inner[:c])
 	}
 	// "Capturing batches (bs=1 avail_mem=10.28 GB)": the parenthetical with
 	// "=" is per-step detail.
@@ -241,4 +246,12 @@ func (p *parser) finishBars() {
 		ev.Inherited = bs.inherited && !b.Time.IsZero()
 		p.events.add(ev)
 	}
+}
+
+// elided reports what is left of a bar a paste cut after its count:
+// nothing, or an ellipsis.
+func elided(rest []byte) bool {
+	rest = bytes.TrimSpace(rest)
+	return len(rest) == 0 || bytes.Equal(rest, []byte("...")) || bytes.Equal(rest, []byte("…")) ||
+		bytes.Equal(rest, []byte("[...]"))
 }

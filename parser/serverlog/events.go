@@ -591,6 +591,11 @@ func (p *parser) table(l *line, ps *procState, lvl facts.Level, b []byte, bare b
 		}
 	case 'P':
 		switch {
+		case has(b, "Primary job") && contains(b, "terminated normally, but"):
+			// Open MPI: the launcher ran the job to its end but a process
+			// returned non-zero ("Primary job  terminated normally, but 1
+			// process returned / a non-zero exit code.").
+			return p.emit(ps, facts.EventChildFailed, facts.LevelError, b, map[string]any{"launcher": "mpirun"}), false
 		case has(b, "Prefill batch"):
 			if p.statSGLang(ps, facts.EventStatPrefill, b[len("Prefill batch"):]) {
 				return nil, true
@@ -805,7 +810,10 @@ func (p *parser) table(l *line, ps *procState, lvl facts.Level, b []byte, bare b
 			}
 			return p.emit(ps, facts.EventMemoryProfile, lvl, b, f), false
 		}
-	case 'm':
+	case 'm', 'p':
+		if ev := p.mpiReport(ps, b); ev != nil {
+			return ev, false
+		}
 		if has(b, "max_total_num_tokens=") {
 			f := map[string]any{}
 			kvEq(b, f)
@@ -1964,6 +1972,51 @@ func (p *parser) classifyException(ps *procState, typ, msg, line []byte) *facts.
 		return p.freeMemory(ps, facts.LevelError, msg)
 	case contains(msg, "Watchdog caught collective operation timeout"):
 		return p.collectiveTimeout(ps, facts.LevelError, msg)
+	}
+	return nil
+}
+
+// mpiReport reads what an MPI launcher prints when a process of its job
+// failed (Open MPI's help-orterun.txt and errmgr messages, PRRTE's prterun):
+// "mpirun detected that one or more processes exited with non-zero status,
+// thus causing the job to be terminated", "mpirun noticed that process rank
+// 1 with PID 4242 on node gpu-7 exited on signal 9 (Killed)."
+func (p *parser) mpiReport(ps *procState, b []byte) *facts.LogEvent {
+	launcher := ""
+	for _, l := range []string{"mpirun", "prterun", "orterun"} {
+		if has(b, l) {
+			launcher = l
+			break
+		}
+	}
+	if launcher == "" {
+		return nil
+	}
+	rest := b[len(launcher):]
+	switch {
+	case has(rest, " detected that one or more processes exited with non-zero status"):
+		return p.emit(ps, facts.EventChildFailed, facts.LevelError, b, map[string]any{"launcher": launcher})
+	case has(rest, " noticed that process rank "):
+		f := map[string]any{"launcher": launcher, "what": "mpi-rank"}
+		if v, ok := numAfter(rest, "process rank"); ok {
+			f["rank"] = v
+		}
+		if v, ok := numAfter(rest, "with PID"); ok {
+			f["pid"] = v
+		}
+		if k := strings.Index(bstr(rest), "exited on signal "); k >= 0 {
+			// The signal's number, then strsignal's words in parentheses.
+			sig := rest[k+len("exited on signal "):]
+			if o := bytes.IndexByte(sig, '('); o >= 0 {
+				for _, s := range shellJobSignals {
+					if has(sig[o+1:], s.text+")") {
+						f["signal"] = s.sig
+						return p.emit(ps, facts.EventKilled, facts.LevelCritical, b, f)
+					}
+				}
+			}
+		}
+		return p.emit(ps, facts.EventChildFailed, facts.LevelError, b, f)
 	}
 	return nil
 }

@@ -30,8 +30,10 @@ type lineCase struct {
 	values map[string]float64
 	// or a bar
 	bar *facts.ProgressBar
-	// noEvent asserts that the line makes no event at all.
+	// noEvent asserts that the line makes no event at all, notType no
+	// event of that type.
 	noEvent bool
+	notType facts.EventType
 }
 
 var sglangLines = []lineCase{
@@ -156,6 +158,16 @@ var sglangLines = []lineCase{
 	{name: "sg/bar-piecewise-capture", line: "Capturing num tokens (num_tokens=4 avail_mem=21.24 GB): 100%|██████████| 74/74 [00:07<00:00, 10.44it/s]", bar: &facts.ProgressBar{Desc: "Capturing num tokens", Detail: "num_tokens=4 avail_mem=21.24 GB", N: 74, Total: 74, Elapsed: 7}},
 	{name: "sg/bar-grok-slow", line: "Loading safetensors checkpoint shards:   6% Completed | 1/18 [00:23<06:44, 23.81s/it]", bar: &facts.ProgressBar{Desc: "Loading safetensors checkpoint shards", N: 1, Total: 18, Elapsed: 23}},
 	{name: "sg/bar-hours", line: "Capturing num tokens (num_tokens=8192 avail_mem=12.06 GB):   2%|▏         | 1/58 [01:54<1:48:53, 114.62s/it]", bar: &facts.ProgressBar{Desc: "Capturing num tokens", Detail: "num_tokens=8192 avail_mem=12.06 GB", N: 1, Total: 58, Elapsed: 114}},
+	// MPI launchers' reports of a failed process (Open MPI's help-orterun.txt).
+	{name: "mpi/detected-nonzero", kind: facts.KindServerLog, line: "mpirun detected that one or more processes exited with non-zero status, thus causing", typ: facts.EventChildFailed, fields: map[string]any{"launcher": "mpirun"}},
+	{name: "mpi/primary-job", kind: facts.KindServerLog, line: "Primary job  terminated normally, but 1 process returned", typ: facts.EventChildFailed},
+	{name: "mpi/noticed-killed", kind: facts.KindServerLog, line: "mpirun noticed that process rank 1 with PID 18210 on node gpu-node-3 exited on signal 9 (Killed).", typ: facts.EventKilled, fields: map[string]any{"signal": "SIGKILL", "rank": 1.0, "pid": 18210.0}},
+	{name: "mpi/noticed-segv", kind: facts.KindServerLog, line: "mpirun noticed that process rank 0 with PID 0 on node 7b3c01 exited on signal 11 (Segmentation fault).", typ: facts.EventKilled, fields: map[string]any{"signal": "SIGSEGV"}},
+	{name: "mpi/launch-is-not-failure", kind: facts.KindServerLog, line: "mpirun --allow-run-as-root -n 2 python3 ../run.py --engine_dir ./engine", notType: facts.EventChildFailed},
+	// A paste that cut the bar after its count keeps its state, not its timing.
+	{name: "sg/bar-cut-ellipsis", line: "Capturing batches (bs=160 avail_mem=21.37 GB):  23%|██▎       | 8/35 ...", bar: &facts.ProgressBar{Desc: "Capturing batches", Detail: "bs=160 avail_mem=21.37 GB", N: 8, Total: 35}},
+	{name: "sg/bar-cut-eol", line: "Loading safetensors checkpoint shards:  40% Completed | 2/5", bar: &facts.ProgressBar{Desc: "Loading safetensors checkpoint shards", N: 2, Total: 5}},
+	{name: "sg/bar-not-cut", line: "Capturing batches (bs=8):  23%| | 8/35 of them were skipped", noEvent: true},
 }
 
 var vllmLines = []lineCase{
@@ -334,6 +346,9 @@ func TestLines(t *testing.T) {
 			if c.noEvent {
 				assert.Empty(t, l.Events, "want no event")
 				assert.Empty(t, l.Series)
+			}
+			if c.notType != "" {
+				assert.Nil(t, firstEvent(l, c.notType), "want no %s event", c.notType)
 			}
 			if c.typ != "" {
 				ev := firstEvent(l, c.typ)
