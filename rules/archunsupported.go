@@ -43,8 +43,23 @@ func runArch(p *Pass) {
 	if st := &idx.State; st.Ready != nil && !st.Failed() {
 		return // the engine chose a fallback itself and came up
 	}
+	// The failure itself ("no kernel image ...") speaks for the finding; a
+	// warning printed at CUDA's initialization (torch's capability checks)
+	// is evidence beside it, and the finding when nothing failed.
 	m := ms[0]
+	for _, o := range ms {
+		if o.Sig.Outcome != "" {
+			m = o
+			break
+		}
+	}
 	ev := []Evidence{{Src: m.Src, Text: m.Text}}
+	for _, o := range ms {
+		if o.Sig != m.Sig && o.Sig.Outcome == "" && len(ev) < 3 {
+			ev = append(ev, Evidence{Src: o.Src, Text: o.Text})
+			break
+		}
+	}
 	gpu := "the GPU"
 	if inv := idx.Inventory(); len(inv) > 0 && inv[0].CC != "" {
 		g := inv[0]

@@ -597,3 +597,15 @@ func (idx *Index) LiveMatches(owner string) []SigMatch {
 	}
 	return out
 }
+
+// SignatureFailed reports a live catalog match that claims the run failed
+// (an entry with an outcome): an error the parser kept as no failure event
+// of its own, such as NCCL's INFO line that its kernels do not fit the GPU.
+func (idx *Index) SignatureFailed() bool {
+	for _, m := range idx.SigMatches {
+		if !m.AfterShutdown && m.Sig.Outcome == OutcomeCrashed {
+			return true
+		}
+	}
+	return false
+}

@@ -34,7 +34,7 @@ its last lines were doing:
 These are readings of where the evidence stops, weaker than any failure or
 snapshot: the rule says nothing when the bundle holds a failure, a ready
 line, a process snapshot or a probe (the stall, crash and readiness rules
-decide then).`,
+decide then), or a line of the catalog that means the run failed.`,
 	References: []string{
 		"https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html",
 		"https://docs.vllm.ai/en/latest/usage/troubleshooting.html",
@@ -44,7 +44,7 @@ decide then).`,
 
 func runEndsWithout(p *Pass) {
 	idx, st := p.Index, &p.Index.State
-	if st.Failed() || st.Ready != nil || st.Serving != nil || st.Shutdown != nil || st.PS != nil || len(idx.Facts.Probes) > 0 {
+	if st.Failed() || idx.SignatureFailed() || st.Ready != nil || st.Serving != nil || st.Shutdown != nil || st.PS != nil || len(idx.Facts.Probes) > 0 {
 		return
 	}
 	l := idx.MainLog()

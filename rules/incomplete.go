@@ -38,7 +38,7 @@ It also reads what the last lines suggest:
 
 func runIncomplete(p *Pass) {
 	idx, st := p.Index, &p.Index.State
-	if st.Ready != nil || st.Failed() || st.LastLog == nil || st.Shutdown != nil {
+	if st.Ready != nil || st.Failed() || idx.SignatureFailed() || st.LastLog == nil || st.Shutdown != nil {
 		return
 	}
 	if st.Silence > 0 && (st.PS != nil || kernelAfter(idx, st.Last.Time)) {

@@ -93,6 +93,8 @@ func compilersOf(s *facts.ProcSnapshot) compileTree {
 	return t
 }
 
+const jitFailedRemedy = "Read the compiler error above the failure. Common fixes: a CUDA toolkit that supports the GPU (12.8+ for SM120, 12.9+ for SM121) and is the one CUDA_HOME names (a single directory, not a list), clearing the JIT cache (~/.cache/flashinfer, ~/.triton/cache, ~/.cache/torch_extensions), lowering MAX_JOBS when the compiler was killed for memory, or installing prebuilt kernels (flashinfer-jit-cache, sgl-kernel for the GPU)."
+
 func runJIT(p *Pass) {
 	idx, st := p.Index, &p.Index.State
 
@@ -109,13 +111,44 @@ func runJIT(p *Pass) {
 			Title:      "kernel JIT build failed",
 			Severity:   SeverityCritical,
 			Message:    period(fmt.Sprintf("A kernel JIT build failed at %s: %s", m.Src, m.Text)),
-			Remedy:     "Read the compiler error above the failure. Common fixes: a CUDA toolkit that supports the GPU (12.8+ for SM120, 12.9+ for SM121), clearing the JIT cache (~/.cache/flashinfer, ~/.triton/cache, ~/.cache/torch_extensions), lowering MAX_JOBS when the compiler was killed for memory, or installing prebuilt kernels (flashinfer-jit-cache, sgl-kernel for the GPU).",
+			Remedy:     jitFailedRemedy,
 			Evidence:   ev,
 			Confidence: m.Sig.Confidence,
 			Outcome:    OutcomeCrashed,
 			Phase:      idx.matchPhase(m, ""),
 			Cause:      true,
 			Why:        "a compiler error ended the run: " + m.Text,
+		})
+		return
+	}
+	// A build the log reports failed in words no catalog entry holds
+	// (ninja's "FAILED: x.o", a step or compiler command quoted in an
+	// error): the parser's jit-failed events.
+	var failed []*facts.LogEvent
+	for _, e := range st.Failures {
+		if e.Type == facts.EventJITFailed {
+			failed = append(failed, e)
+		}
+	}
+	if len(failed) > 0 {
+		e := failed[0]
+		var ev []Evidence
+		for i, x := range failed {
+			if i < 5 {
+				ev = append(ev, Ev(x))
+			}
+		}
+		p.Report(Finding{
+			Title:      "kernel JIT build failed",
+			Severity:   SeverityCritical,
+			Message:    period(fmt.Sprintf("A kernel JIT build failed at %s: %s", e.Src, trimText(e.Msg, 200))),
+			Remedy:     jitFailedRemedy,
+			Evidence:   ev,
+			Confidence: 0.75,
+			Outcome:    OutcomeCrashed,
+			Phase:      idx.PlaceFailure(logOf(idx, e), e).Phase,
+			Cause:      true,
+			Why:        "the build's own output is quoted in the error: " + trimText(e.Msg, 120),
 		})
 		return
 	}

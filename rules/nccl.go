@@ -42,7 +42,16 @@ collective after it.`,
 
 func runNCCL(p *Pass) {
 	idx, st := p.Index, &p.Index.State
-	ms := idx.LiveMatches(p.Rule.ID)
+	// Hints say the machine has no P2P path (a warning, no outcome): they
+	// explain a failure, they are none.
+	var ms, hints []SigMatch
+	for _, m := range idx.LiveMatches(p.Rule.ID) {
+		if m.Sig.Outcome == "" && m.Sig.Severity == SeverityWarning {
+			hints = append(hints, m)
+		} else {
+			ms = append(ms, m)
+		}
+	}
 	warns := idx.Events(facts.EventNCCLWarn)
 	shm := smallSHM(idx)
 	if len(ms) > 0 || len(warns) > 0 {
@@ -101,6 +110,25 @@ func runNCCL(p *Pass) {
 			Why:        "NCCL reported the failure itself",
 		})
 		return
+	}
+	if len(hints) > 0 && (st.Failed() || idx.SignatureFailed()) {
+		h := hints[0]
+		ev := []Evidence{{Src: h.Src, Text: h.Text}}
+		if root := RootFailure(st); root != nil {
+			ev = append(ev, Ev(root))
+		}
+		p.Report(Finding{
+			Title:      h.Sig.Title,
+			Category:   CatNCCLP2P,
+			Message:    fmt.Sprintf("%s (%s, %d such line(s)), and the run failed after it: whatever needs P2P (a custom all-reduce, NCCL's P2P transport) cannot work on these GPUs.", capitalize(h.Sig.Title), h.Src, len(hints)),
+			Remedy:     h.Sig.Remedy,
+			References: h.Sig.References,
+			Evidence:   ev,
+			Confidence: h.Sig.Confidence,
+			Phase:      idx.matchPhase(h, idx.RunPhase()),
+			Cause:      true,
+			Why:        "the GPUs report no peer access and the run failed",
+		})
 	}
 	if shm != nil && !(st.Ready != nil && !st.Failed()) {
 		p.Report(Finding{

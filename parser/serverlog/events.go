@@ -972,7 +972,7 @@ func (p *parser) table(l *line, ps *procState, lvl facts.Level, b []byte, bare b
 		if ev := p.cmdline(ps, b); ev != nil {
 			return ev, false
 		}
-		if ev := p.ninja(ps, b); ev != nil {
+		if ev := p.ninja(ps, lvl, b); ev != nil {
 			return ev, false
 		}
 		if b[0] != '/' {
@@ -1887,8 +1887,17 @@ func (p *parser) pyWarning(ps *procState, b []byte) *facts.LogEvent {
 }
 
 // ninja reads the build steps of torch's C++/CUDA extension JIT:
-// "[2/3] /usr/local/cuda/bin/nvcc ...", and its failures.
-func (p *parser) ninja(ps *procState, b []byte) *facts.LogEvent {
+// "[2/3] /usr/local/cuda/bin/nvcc ...", and its failures. A step or a
+// compiler's command line that the engine logged as an error is a failed
+// build's output quoted in the exception (flashinfer's "Ninja build
+// failed. Ninja output:", torch's "Error building extension"): ninja's
+// output reaches an error only when the build failed.
+func (p *parser) ninja(ps *procState, lvl facts.Level, b []byte) *facts.LogEvent {
+	if lvl.Severe() {
+		if tool, ok := compilerCommand(b); ok {
+			return p.emit(ps, facts.EventJITFailed, facts.LevelError, b[:min(len(b), 512)], map[string]any{"what": "ninja", "tool": tool})
+		}
+	}
 	switch {
 	case len(b) > 4 && b[0] == '[' && isDigit(b[1]):
 		n, i := parseNum(b[1:])
@@ -2019,4 +2028,35 @@ func (p *parser) mpiReport(ps *procState, b []byte) *facts.LogEvent {
 		return p.emit(ps, facts.EventChildFailed, facts.LevelError, b, f)
 	}
 	return nil
+}
+
+// compilers are the programs a JIT build runs whose command lines ninja
+// echoes.
+var compilers = []string{"nvcc", "gcc", "g++", "c++", "cc", "clang", "clang++", "cicc", "ptxas", "cudafe++", "fatbinary", "nvlink"}
+
+// compilerCommand reports a line that is a compiler's command line, bare or
+// as ninja's step ("[1/11] /usr/local/cuda/bin/nvcc -c ..."), and names
+// the compiler. A path may carry a stray list separator (":/usr/local/cuda/
+// bin/nvcc", a CUDA_HOME joined like PATH).
+func compilerCommand(b []byte) (string, bool) {
+	if len(b) > 4 && b[0] == '[' && isDigit(b[1]) {
+		if k := bytes.IndexByte(b, ']'); k > 0 && k < 24 && k+1 < len(b) && b[k+1] == ' ' {
+			b = b[k+2:]
+		}
+	}
+	b = bytes.TrimLeft(b, ": ")
+	sp := bytes.IndexByte(b, ' ')
+	if sp <= 0 || sp+1 >= len(b) || b[sp+1] != '-' {
+		return "", false
+	}
+	tool := b[:sp]
+	if s := bytes.LastIndexByte(tool, '/'); s >= 0 {
+		tool = tool[s+1:]
+	}
+	for _, c := range compilers {
+		if string(tool) == c {
+			return c, true
+		}
+	}
+	return "", false
 }

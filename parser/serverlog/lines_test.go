@@ -171,6 +171,13 @@ var sglangLines = []lineCase{
 }
 
 var vllmLines = []lineCase{
+	// A failed build's output quoted in an error: ninja's step and the
+	// compiler's command line (flashinfer's "Ninja build failed. Ninja
+	// output:" logged by the engine core).
+	{name: "vl/ninja-step-in-error", line: "(EngineCore_DP0 pid=2210) ERROR 03-05 09:56:09 [core.py:1100] [3/11] /usr/local/cuda/bin/nvcc --generate-dependencies-with-compile --dependency-output batch_prefill.cuda.o.d -c batch_prefill.cu -o batch_prefill.cuda.o", typ: facts.EventJITFailed, proc: "EngineCore_DP0", fields: map[string]any{"tool": "nvcc"}},
+	{name: "vl/compiler-command-in-error", line: "(EngineCore_DP0 pid=2210) ERROR 03-05 09:56:09 [core.py:1100] :/usr/local/cuda-12.8/bin/nvcc --generate-dependencies-with-compile --dependency-output x.cuda.o.d -c x.cu", typ: facts.EventJITFailed, proc: "EngineCore_DP0", fields: map[string]any{"tool": "nvcc"}},
+	{name: "vl/ninja-step-at-info", line: "(EngineCore_DP0 pid=2210) INFO 03-05 09:56:09 [core.py:1100] [3/11] /usr/local/cuda/bin/nvcc -c batch_prefill.cu -o batch_prefill.cuda.o", notType: facts.EventJITFailed},
+	{name: "vl/compiler-words-in-error", line: "(EngineCore_DP0 pid=2210) ERROR 03-05 09:56:09 [core.py:1100] gcc version 9 is too old for this build", notType: facts.EventJITFailed},
 	// §1.1 header eras
 	{name: "vl/2024-no-bracket", line: "INFO 03-02 23:59:21 api_server.py:240] vLLM API server version 0.3.3", typ: facts.EventVersion, level: facts.LevelInfo, fields: map[string]any{"version": "0.3.3", "engine": "vllm"}, at: "2000-03-02 23:59:21"},
 	{name: "vl/2024-upcast", line: "INFO 10-06 17:26:34 config.py:1648] Upcasting torch.bfloat16 to torch.float32.", noEvent: true},
