@@ -566,3 +566,29 @@ func TestFaulthandlerDumpIsNotATraceback(t *testing.T) {
 	assert.True(t, isFrameLine([]byte(`  File "/a.py", line 1, in f`)))
 	assert.False(t, isFrameLine([]byte(`  File "/a.py", line 1 in f`)))
 }
+
+// A warning whose message spans lines (torch's capability check prints
+// "Found GPU1 ... / PyTorch no longer supports this GPU ..." on indented
+// lines) keeps those lines visible to the catalog, at their own lines and
+// as part of the warning; none of them is an event.
+func TestMultilineWarningStaysVisible(t *testing.T) {
+	log := "/usr/local/lib/python3.12/dist-packages/torch/cuda/__init__.py:262: UserWarning: \n" +
+		"    Found GPU1 Tesla V100-PCIE-16GB which is of cuda capability 7.0.\n" +
+		"    PyTorch no longer supports this GPU because it is too old.\n" +
+		"    The minimum cuda capability supported by this library is 7.5.\n" +
+		"  \n" +
+		"  warnings.warn(\n" +
+		"INFO 06-04 22:38:10 [config.py:823] This model supports multiple tasks.\n"
+	out, _ := parseText("server.log", log, facts.KindVLLMLog)
+	require.Len(t, out.Logs, 1)
+	l := out.Logs[0]
+	assert.Equal(t, []facts.EventType{facts.EventPythonWarning}, types(l)[:1])
+	var seen []int
+	for _, e := range l.Unmatched {
+		if strings.Contains(e.Msg, "PyTorch no longer supports") {
+			assert.Equal(t, facts.LevelWarning, e.Level)
+			seen = append(seen, e.Src.Line)
+		}
+	}
+	assert.Equal(t, []int{3}, seen)
+}

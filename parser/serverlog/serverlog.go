@@ -294,9 +294,16 @@ func (p *parser) handle(l *line) []byte {
 	p.marks(l)
 	p.count(ps, l, l.body)
 
-	// Source lines of a Python warning.
+	// The indented lines after a Python warning: the rest of a message that
+	// spans lines (torch's capability warnings), then the source line that
+	// warned. Neither is an event; both stay visible to the catalog, as
+	// part of the warning.
 	if p.warnCont != nil {
 		if (bare || (l.tag != nil && l.kind == hdrNone)) && len(l.body) > 0 && (l.body[0] == ' ' || l.body[0] == '\t') {
+			if l.level == facts.LevelNone {
+				l.level = facts.LevelWarning
+			}
+			p.unmatched.add(p, ps, l, l.body)
 			return nil
 		}
 		p.warnCont = nil
