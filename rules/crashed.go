@@ -2,7 +2,6 @@ package rules
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/coroner-dev/coroner/parser/facts"
@@ -47,57 +46,6 @@ var rootTypes = map[facts.EventType]bool{
 // wrapperExceptions say "see above" rather than what went wrong.
 var wrapperExceptions = []string{"Engine core initialization failed", "EngineDeadError", "Executor failed",
 	"WorkerProc initialization failed", "Initialization failed", "scheduler died", "is dead"}
-
-func isWrapper(e *facts.LogEvent) bool {
-	text := e.Msg
-	if e.Traceback != nil {
-		text = e.Traceback.ExcType + ": " + e.Traceback.ExcMsg
-	}
-	for _, w := range wrapperExceptions {
-		if strings.Contains(text, w) {
-			return true
-		}
-	}
-	return false
-}
-
-// RootFailure returns the failure that started the cascade.
-func RootFailure(st *State) *facts.LogEvent {
-	fs := append([]*facts.LogEvent(nil), st.Failures...)
-	if len(fs) == 0 {
-		return nil
-	}
-	// An exception that says what went wrong beats everything; among the
-	// rest (wrappers, "worker died", "child failed") the first in time is
-	// the first sign of the failure.
-	rank := func(e *facts.LogEvent) int {
-		if rootTypes[e.Type] && !isWrapper(e) {
-			return 0
-		}
-		return 1
-	}
-	sort.SliceStable(fs, func(i, j int) bool {
-		a, b := fs[i], fs[j]
-		if ra, rb := rank(a), rank(b); ra != rb {
-			return ra < rb
-		}
-		if !a.Time.IsZero() && !b.Time.IsZero() && !a.Time.Equal(b.Time) {
-			return a.Time.Before(b.Time)
-		}
-		return a.Src.Line < b.Src.Line
-	})
-	return fs[0]
-}
-
-func failureText(e *facts.LogEvent) string {
-	if tb := e.Traceback; tb != nil {
-		if tb.ExcMsg == "" {
-			return tb.ExcType
-		}
-		return tb.ExcType + ": " + tb.ExcMsg
-	}
-	return e.Msg
-}
 
 func runCrashed(p *Pass) {
 	idx, st := p.Index, &p.Index.State
@@ -181,26 +129,4 @@ func runCrashed(p *Pass) {
 		Confidence: 0.7,
 		Remedy:     "Look for the killer: `dmesg -T | grep -iE 'killed process|oom'` (host OOM), the container runtime's events (`docker inspect` OOMKilled, exit code 137), and the supervisor's log.",
 	})
-}
-
-// logOf returns the log that holds the event, or nil.
-func logOf(idx *Index, e *facts.LogEvent) *facts.Log {
-	for _, l := range idx.Facts.Logs {
-		for _, x := range l.Events {
-			if x == e {
-				return l
-			}
-		}
-	}
-	return nil
-}
-
-// bindFailure reports a failure that is a taken port.
-func bindFailure(idx *Index, e *facts.LogEvent) bool {
-	for _, m := range idx.SigMatches {
-		if m.Event == e && m.Sig.Category == CatPortInUse {
-			return true
-		}
-	}
-	return false
 }

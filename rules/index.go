@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -530,4 +531,65 @@ func fmtKB(kb int64) string {
 		return fmt.Sprintf("%.0f MiB", float64(kb)/(1<<10))
 	}
 	return fmt.Sprintf("%d KiB", kb)
+}
+
+// tensorParallel reads the TP size from any source (0 when unknown).
+func tensorParallel(idx *Index) int {
+	if s, ok := idx.Setting("tp_size", "tensor_parallel_size", "tp"); ok {
+		n, _ := strconv.Atoi(strings.Trim(s.Value, `'"`))
+		return n
+	}
+	return 0
+}
+
+// captureLeft finds the custom all-reduce's graph-buffer registrations at
+// the end of a log that come while a capture bar stands below its total,
+// with no capture end between: the capture context was left early.
+func captureLeft(l *facts.Log) ([]*facts.LogEvent, *facts.ProgressBar) {
+	var bar *facts.ProgressBar
+	for _, b := range l.Bars {
+		if barPhase(b) == facts.EventGraphProgress && (bar == nil || b.Src.Line > bar.Src.Line) {
+			bar = b
+		}
+	}
+	if bar == nil || bar.Total <= 0 || bar.N >= bar.Total {
+		return nil, nil
+	}
+	var regs []*facts.LogEvent
+	for _, e := range l.Events {
+		if e.Src.Line <= bar.Src.Line {
+			continue
+		}
+		switch {
+		case e.Type == facts.EventCustomAllReduce && e.Str("what") == "graph-buffers":
+			regs = append(regs, e)
+		case e.Type == facts.EventGraphEnd, e.Type == facts.EventGraphBegin, e.Type == facts.EventGraphProgress:
+			return nil, nil
+		}
+	}
+	if len(regs) == 0 {
+		return nil, nil
+	}
+	return regs, bar
+}
+
+// weightsBar returns the last weight-loading bar of the bundle's logs (the
+// last log that has one).
+func weightsBar(idx *Index) *facts.ProgressBar {
+	var out *facts.ProgressBar
+	for _, l := range idx.Facts.Logs {
+		for _, b := range l.Bars {
+			if barPhase(b) == facts.EventLoadProgress {
+				out = b
+			}
+		}
+	}
+	return out
+}
+
+func maxCPU(ps []*facts.Process) (m time.Duration) {
+	for _, p := range ps {
+		m = max(m, p.CPUTime)
+	}
+	return m
 }

@@ -61,13 +61,6 @@ type procStack struct {
 // "VLLM::Worker_TP1", "ray::RayWorkerWrapper").
 var rankTitleRe = regexp.MustCompile(`(?:sglang::|VLLM::|ray::)(\S+)`)
 
-func (ps procStack) label() string {
-	if m := rankTitleRe.FindStringSubmatch(ps.st.Title); m != nil {
-		return fmt.Sprintf("%s (pid %d)", m[1], ps.pid)
-	}
-	return fmt.Sprintf("pid %d", ps.pid)
-}
-
 func runProcessStacks(p *Pass) {
 	idx := p.Index
 	for _, s := range idx.Facts.Stacks {

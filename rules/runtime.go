@@ -605,3 +605,33 @@ func comparableBatch(b float64) int {
 	}
 	return 8 + int(math.Log(b/8)/math.Log(1.25)) + 1
 }
+
+// figures is the throughput in a few words for a message.
+func figures(s *RuntimeSeries) string {
+	if ss := s.SingleStream(); ss != nil {
+		return fmt.Sprintf("single-stream %s tok/s here", fmtRate(ss.Median))
+	}
+	return fmt.Sprintf("mean %s tok/s here", fmtRate(s.Mean))
+}
+
+func inFlight(pt *RatePoint) string {
+	var parts []string
+	if pt.Batch > 0 {
+		parts = append(parts, fmt.Sprintf("%.0f running", pt.Batch))
+	}
+	if pt.Queue > 0 {
+		parts = append(parts, fmt.Sprintf("%.0f waiting", pt.Queue))
+	}
+	if len(parts) == 0 {
+		return "requests in flight"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// headline is the finding's title: the single-stream figure, else the mean.
+func headline(s *RuntimeSeries) string {
+	if ss := s.SingleStream(); ss != nil {
+		return fmt.Sprintf("single-stream %s tok/s", fmtRate(ss.Median))
+	}
+	return fmt.Sprintf("mean %s tok/s", fmtRate(s.Mean))
+}

@@ -203,20 +203,6 @@ func outstanding(e facts.Engine, pt *RatePoint) bool {
 	return (pt.Batch > 0 || pt.Queue > 0) && pt.Rate == 0 && pt.Prompt == 0
 }
 
-func inFlight(pt *RatePoint) string {
-	var parts []string
-	if pt.Batch > 0 {
-		parts = append(parts, fmt.Sprintf("%.0f running", pt.Batch))
-	}
-	if pt.Queue > 0 {
-		parts = append(parts, fmt.Sprintf("%.0f waiting", pt.Queue))
-	}
-	if len(parts) == 0 {
-		return "requests in flight"
-	}
-	return strings.Join(parts, ", ")
-}
-
 // shmWaitsWhileServing returns vLLM's shared-memory broadcast waits written
 // after the ready line of their log when no stat line with tokens follows
 // the first of them.

@@ -79,20 +79,6 @@ func phaseLimit(idx *Index, ph Phase) (time.Duration, string) {
 	return 0, ""
 }
 
-// weightsBar returns the last weight-loading bar of the bundle's logs (the
-// last log that has one).
-func weightsBar(idx *Index) *facts.ProgressBar {
-	var out *facts.ProgressBar
-	for _, l := range idx.Facts.Logs {
-		for _, b := range l.Bars {
-			if barPhase(b) == facts.EventLoadProgress {
-				out = b
-			}
-		}
-	}
-	return out
-}
-
 func runStall(p *Pass) {
 	idx, st := p.Index, &p.Index.State
 	if st.Ready != nil || st.Failed() {

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"sort"
 	"strings"
 	"time"
 
@@ -184,6 +185,79 @@ func (idx *Index) requestFailure(e *facts.LogEvent) bool {
 	}
 	for _, f := range tb.Frames {
 		if idx.Frames.LibraryOf(f) == "http-request" {
+			return true
+		}
+	}
+	return false
+}
+
+// RootFailure returns the failure that started the cascade.
+func RootFailure(st *State) *facts.LogEvent {
+	fs := append([]*facts.LogEvent(nil), st.Failures...)
+	if len(fs) == 0 {
+		return nil
+	}
+	// An exception that says what went wrong beats everything; among the
+	// rest (wrappers, "worker died", "child failed") the first in time is
+	// the first sign of the failure.
+	rank := func(e *facts.LogEvent) int {
+		if rootTypes[e.Type] && !isWrapper(e) {
+			return 0
+		}
+		return 1
+	}
+	sort.SliceStable(fs, func(i, j int) bool {
+		a, b := fs[i], fs[j]
+		if ra, rb := rank(a), rank(b); ra != rb {
+			return ra < rb
+		}
+		if !a.Time.IsZero() && !b.Time.IsZero() && !a.Time.Equal(b.Time) {
+			return a.Time.Before(b.Time)
+		}
+		return a.Src.Line < b.Src.Line
+	})
+	return fs[0]
+}
+
+func failureText(e *facts.LogEvent) string {
+	if tb := e.Traceback; tb != nil {
+		if tb.ExcMsg == "" {
+			return tb.ExcType
+		}
+		return tb.ExcType + ": " + tb.ExcMsg
+	}
+	return e.Msg
+}
+
+// logOf returns the log that holds the event, or nil.
+func logOf(idx *Index, e *facts.LogEvent) *facts.Log {
+	for _, l := range idx.Facts.Logs {
+		for _, x := range l.Events {
+			if x == e {
+				return l
+			}
+		}
+	}
+	return nil
+}
+
+// bindFailure reports a failure that is a taken port.
+func bindFailure(idx *Index, e *facts.LogEvent) bool {
+	for _, m := range idx.SigMatches {
+		if m.Event == e && m.Sig.Category == CatPortInUse {
+			return true
+		}
+	}
+	return false
+}
+
+func isWrapper(e *facts.LogEvent) bool {
+	text := e.Msg
+	if e.Traceback != nil {
+		text = e.Traceback.ExcType + ": " + e.Traceback.ExcMsg
+	}
+	for _, w := range wrapperExceptions {
+		if strings.Contains(text, w) {
 			return true
 		}
 	}

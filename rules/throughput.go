@@ -91,14 +91,6 @@ func runThroughput(p *Pass) {
 	}
 }
 
-// headline is the finding's title: the single-stream figure, else the mean.
-func headline(s *RuntimeSeries) string {
-	if ss := s.SingleStream(); ss != nil {
-		return fmt.Sprintf("single-stream %s tok/s", fmtRate(ss.Median))
-	}
-	return fmt.Sprintf("mean %s tok/s", fmtRate(s.Mean))
-}
-
 // topBatches returns up to n batch sizes above 1 with the most lines, in
 // batch order.
 func topBatches(bs []BatchRate, n int) []BatchRate {
@@ -160,22 +152,4 @@ func acceptWords(a *Acceptance) string {
 		s += " (" + strings.Join(who, ", ") + ")"
 	}
 	return fmt.Sprintf("%s over %d stat lines", s, a.N)
-}
-
-func engineName(e facts.Engine) string {
-	switch e {
-	case facts.EngineSGLang:
-		return "SGLang"
-	case facts.EngineVLLM:
-		return "vLLM"
-	}
-	return "engine"
-}
-
-// fmtRate renders a throughput with the precision the engines print.
-func fmtRate(v float64) string {
-	if v >= 1000 {
-		return fmt.Sprintf("%.0f", v)
-	}
-	return fmt.Sprintf("%.1f", v)
 }

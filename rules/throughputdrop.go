@@ -158,18 +158,6 @@ func dropIn(ps []*RatePoint) *drop {
 	return nil
 }
 
-// batchLabel names the batch sizes of the points: "1", "16" or "96-112".
-func batchLabel(ps []*RatePoint) string {
-	lo, hi := ps[0].Batch, ps[0].Batch
-	for _, p := range ps {
-		lo, hi = min(lo, p.Batch), max(hi, p.Batch)
-	}
-	if lo == hi {
-		return fmt.Sprintf("%.0f", lo)
-	}
-	return fmt.Sprintf("%.0f-%.0f", lo, hi)
-}
-
 // dropHints names what else changed between the sustained and the dropped
 // lines, when the stat lines show it.
 func dropHints(d *drop) string {
@@ -212,13 +200,4 @@ func requestsWord(label string) string {
 		return "1 running request"
 	}
 	return label + " running requests"
-}
-
-// stamp says when a stat line's interval began, without a year when the
-// bundle gives none (facts.FormatTime).
-func stamp(p *RatePoint, noYear bool) string {
-	if p.Start.IsZero() {
-		return "time unknown"
-	}
-	return facts.FormatTime(p.Start.UTC(), "2006-01-02 15:04:05", noYear)
 }

@@ -261,37 +261,6 @@ func multiWhy(idx *Index, l *facts.Log) string {
 	return ""
 }
 
-// captureLeft finds the custom all-reduce's graph-buffer registrations at
-// the end of a log that come while a capture bar stands below its total,
-// with no capture end between: the capture context was left early.
-func captureLeft(l *facts.Log) ([]*facts.LogEvent, *facts.ProgressBar) {
-	var bar *facts.ProgressBar
-	for _, b := range l.Bars {
-		if barPhase(b) == facts.EventGraphProgress && (bar == nil || b.Src.Line > bar.Src.Line) {
-			bar = b
-		}
-	}
-	if bar == nil || bar.Total <= 0 || bar.N >= bar.Total {
-		return nil, nil
-	}
-	var regs []*facts.LogEvent
-	for _, e := range l.Events {
-		if e.Src.Line <= bar.Src.Line {
-			continue
-		}
-		switch {
-		case e.Type == facts.EventCustomAllReduce && e.Str("what") == "graph-buffers":
-			regs = append(regs, e)
-		case e.Type == facts.EventGraphEnd, e.Type == facts.EventGraphBegin, e.Type == facts.EventGraphProgress:
-			return nil, nil
-		}
-	}
-	if len(regs) == 0 {
-		return nil, nil
-	}
-	return regs, bar
-}
-
 // reportCaptureLeft: SGLang and vLLM wrap CUDA-graph capture in the custom
 // all-reduce's capture context, which on leaving (in a finally, so also
 // when the capture raised) registers the graphs' buffers and exchanges them

@@ -85,12 +85,3 @@ func runArch(p *Pass) {
 		Why:        "the CUDA runtime or compiler says so in its own words",
 	})
 }
-
-// ccNumber turns "12.0" into 120.
-func ccNumber(cc string) int {
-	maj, ok := ccMajor(cc)
-	if !ok {
-		return 0
-	}
-	return maj*10 + minorOf(cc)
-}

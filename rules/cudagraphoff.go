@@ -152,14 +152,6 @@ func firstEager(s *RuntimeSeries, limit float64) *RatePoint {
 	return nil
 }
 
-// figures is the throughput in a few words for a message.
-func figures(s *RuntimeSeries) string {
-	if ss := s.SingleStream(); ss != nil {
-		return fmt.Sprintf("single-stream %s tok/s here", fmtRate(ss.Median))
-	}
-	return fmt.Sprintf("mean %s tok/s here", fmtRate(s.Mean))
-}
-
 func intList(m map[int]bool) string {
 	var ks []int
 	for k := range m {

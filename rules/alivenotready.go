@@ -91,20 +91,6 @@ func runNotReady(p *Pass) {
 	p.Report(f)
 }
 
-func maxCPU(ps []*facts.Process) (m time.Duration) {
-	for _, p := range ps {
-		m = max(m, p.CPUTime)
-	}
-	return m
-}
-
-func orDefault(s, d string) string {
-	if s == "" {
-		return d
-	}
-	return s
-}
-
 // probeOKAfter reports a successful probe after the last failed one.
 func probeOKAfter(st *State) bool {
 	var lastFail time.Time

@@ -183,13 +183,6 @@ func transportWarn(warns []*facts.LogEvent) bool {
 	return false
 }
 
-func ncclRemedy(cat Category) string {
-	if cat == CatSHMExhausted {
-		return "Give the container more shared memory (`docker run --shm-size 16g` or `--ipc=host`; in Kubernetes an emptyDir with medium: Memory on /dev/shm), then restart."
-	}
-	return "Test the P2P path with `nvidia-smi topo -p2p r` and NCCL's all_reduce_perf; disable PCIe ACS in the BIOS or `setpci`, or turn P2P off with NCCL_P2P_DISABLE=1 (slower but safe); for vLLM also try --disable-custom-all-reduce. NCCL_DEBUG=INFO shows the transport chosen per pair."
-}
-
 // smallSHM finds a /dev/shm smaller than 1 GiB in df or the container options.
 func smallSHM(idx *Index) *Evidence {
 	for _, d := range idx.Facts.Disks {
@@ -232,15 +225,6 @@ func firstTopo(idx *Index) *facts.Topology {
 		return nil
 	}
 	return idx.Facts.Topo[0]
-}
-
-// tensorParallel reads the TP size from any source (0 when unknown).
-func tensorParallel(idx *Index) int {
-	if s, ok := idx.Setting("tp_size", "tensor_parallel_size", "tp"); ok {
-		n, _ := strconv.Atoi(strings.Trim(s.Value, `'"`))
-		return n
-	}
-	return 0
 }
 
 func linkSummary(t *facts.Topology) string {

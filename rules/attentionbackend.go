@@ -2,7 +2,6 @@ package rules
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/coroner-dev/coroner/parser/facts"
@@ -87,13 +86,6 @@ func normBackend(s string) string {
 		return "xformers"
 	}
 	return s
-}
-
-// ccMajor parses the major of "12.0".
-func ccMajor(cc string) (int, bool) {
-	maj, _, _ := strings.Cut(cc, ".")
-	n, err := strconv.Atoi(maj)
-	return n, err == nil
 }
 
 // backendProblem says why a backend does not fit a compute capability, and
@@ -209,16 +201,6 @@ func dedupBackends(us []backendUse) []backendUse {
 		}
 	}
 	return out
-}
-
-func minorOf(cc string) int {
-	_, m, _ := strings.Cut(cc, ".")
-	n, _ := strconv.Atoi(m)
-	return n
-}
-
-func shortGPU(name string) string {
-	return strings.TrimSpace(strings.TrimPrefix(name, "NVIDIA "))
 }
 
 // remedyFor names the flag that switches to a backend that fits.

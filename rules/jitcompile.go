@@ -2,7 +2,6 @@ package rules
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
@@ -42,55 +41,6 @@ jit-compile.`,
 		"https://github.com/vllm-project/vllm/pull/54529",
 	},
 	Run: runJIT,
-}
-
-// compileTree is the compilers of one snapshot and the server process they
-// work for.
-type compileTree struct {
-	snap      *facts.ProcSnapshot
-	compilers []*facts.Process
-	owner     *facts.Process
-}
-
-func compilersOf(s *facts.ProcSnapshot) compileTree {
-	t := compileTree{snap: s}
-	if s == nil {
-		return t
-	}
-	for _, p := range s.Procs {
-		if !p.Role.IsCompile() || p.Defunct {
-			continue
-		}
-		// Inductor and Triton keep pools of compile workers that sleep
-		// between builds; a sleeping one compiles nothing. Compilers proper
-		// (nvcc, cicc, ptxas, ninja) exist only while a build runs.
-		if p.Role == facts.RoleCompileWorker && p.State != 'R' && p.State != 'D' && p.CPUPct < 5 {
-			continue
-		}
-		anc := s.Ancestors(p.PID)
-		var owner *facts.Process
-		for _, a := range anc {
-			if a.Role.IsServer() || a.Role == facts.RolePython {
-				owner = a
-				break
-			}
-		}
-		if owner == nil && len(anc) == 0 && p.PPID < 0 {
-			// No tree in this format (ps aux): a compiler next to a server
-			// process is attributed to it.
-			if ws := Workers(s); len(ws) > 0 {
-				owner = ws[0]
-			}
-		}
-		if owner == nil {
-			continue
-		}
-		if t.owner == nil {
-			t.owner = owner
-		}
-		t.compilers = append(t.compilers, p)
-	}
-	return t
 }
 
 const jitFailedRemedy = "Read the compiler error above the failure. Common fixes: a CUDA toolkit that supports the GPU (12.8+ for SM120, 12.9+ for SM121) and is the one CUDA_HOME names (a single directory, not a list), clearing the JIT cache (~/.cache/flashinfer, ~/.triton/cache, ~/.cache/torch_extensions), lowering MAX_JOBS when the compiler was killed for memory, or installing prebuilt kernels (flashinfer-jit-cache, sgl-kernel for the GPU)."
@@ -385,23 +335,6 @@ func compilerName(p *facts.Process) string {
 	return f[0][i+1:]
 }
 
-func countList(m map[string]int) string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var parts []string
-	for _, k := range keys {
-		if m[k] > 1 {
-			parts = append(parts, fmt.Sprintf("%s ×%d", k, m[k]))
-		} else {
-			parts = append(parts, k)
-		}
-	}
-	return strings.Join(parts, ", ")
-}
-
 func oldestStart(ps []*facts.Process) time.Time {
 	var t time.Time
 	for _, p := range ps {
@@ -421,11 +354,4 @@ func titleOf(p *facts.Process) string {
 		t = p.Comm
 	}
 	return trimText(t, 60)
-}
-
-func trimText(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "..."
 }
