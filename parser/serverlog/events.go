@@ -279,6 +279,18 @@ func (p *parser) anywhere(ps *procState, lvl facts.Level, b []byte) *facts.LogEv
 		return p.collectiveTimeout(ps, lvl, b)
 	case contains(b, "Engine core initialization failed"):
 		return p.emit(ps, facts.EventEngineInitFailed, facts.LevelError, b, map[string]any{"what": "engine-core"})
+	case contains(b, "The actor is dead because its worker process has died"), contains(b, "The actor died unexpectedly before finishing"),
+		contains(b, "A worker died or was killed while executing a task by an unexpected system error"):
+		// Ray's report of an actor (an engine worker) whose process died
+		// (python/ray/exceptions.py ActorDiedError, the raylet's notice),
+		// with the exit type the raylet recorded: SYSTEM_ERROR when the
+		// process vanished, NODE_OUT_OF_MEMORY when Ray's memory monitor
+		// killed it.
+		f := map[string]any{"what": "ray-actor"}
+		if t := wordAfter(b, "Worker exit type: "); len(t) > 0 {
+			f["exit_type"] = string(t)
+		}
+		return p.emit(ps, facts.EventWorkerDied, facts.LevelError, b, f)
 	case contains(b, "atchdog timeout (self.watchdog_timeout="):
 		return p.watchdog(ps, b)
 	}

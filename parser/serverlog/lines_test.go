@@ -158,6 +158,9 @@ var sglangLines = []lineCase{
 	{name: "sg/bar-piecewise-capture", line: "Capturing num tokens (num_tokens=4 avail_mem=21.24 GB): 100%|██████████| 74/74 [00:07<00:00, 10.44it/s]", bar: &facts.ProgressBar{Desc: "Capturing num tokens", Detail: "num_tokens=4 avail_mem=21.24 GB", N: 74, Total: 74, Elapsed: 7}},
 	{name: "sg/bar-grok-slow", line: "Loading safetensors checkpoint shards:   6% Completed | 1/18 [00:23<06:44, 23.81s/it]", bar: &facts.ProgressBar{Desc: "Loading safetensors checkpoint shards", N: 1, Total: 18, Elapsed: 23}},
 	{name: "sg/bar-hours", line: "Capturing num tokens (num_tokens=8192 avail_mem=12.06 GB):   2%|▏         | 1/58 [01:54<1:48:53, 114.62s/it]", bar: &facts.ProgressBar{Desc: "Capturing num tokens", Detail: "num_tokens=8192 avail_mem=12.06 GB", N: 1, Total: 58, Elapsed: 114}},
+	// Ray's report of a dead actor, as pasted (a code span's backtick left on).
+	{name: "ray/actor-dead", kind: facts.KindServerLog, line: "`The actor is dead because its worker process has died. Worker exit type: SYSTEM_ERROR Worker exit detail: Worker unexpectedly exits with a connection error code 2. End of file.", typ: facts.EventWorkerDied, fields: map[string]any{"what": "ray-actor", "exit_type": "SYSTEM_ERROR"}},
+	{name: "ray/raylet-worker-died", kind: facts.KindServerLog, line: "(raylet) A worker died or was killed while executing a task by an unexpected system error. To troubleshoot the problem, check the logs for the dead worker.", typ: facts.EventWorkerDied},
 	// MPI launchers' reports of a failed process (Open MPI's help-orterun.txt).
 	{name: "mpi/detected-nonzero", kind: facts.KindServerLog, line: "mpirun detected that one or more processes exited with non-zero status, thus causing", typ: facts.EventChildFailed, fields: map[string]any{"launcher": "mpirun"}},
 	{name: "mpi/primary-job", kind: facts.KindServerLog, line: "Primary job  terminated normally, but 1 process returned", typ: facts.EventChildFailed},
@@ -187,6 +190,8 @@ var vllmLines = []lineCase{
 	{name: "vl/debug-path-elided", line: "WARNING 05-12 02:45:30 [model_executor/.../utils/fp8_utils.py:512] Using default W8A8 Block FP8 kernel config. Performance might be sub-optimal!", noEvent: true},
 	{name: "vl/ansi", line: "\x1b[0;36m(APIServer pid=31)\x1b[0;0m \x1b[32mINFO\x1b[0m \x1b[90m02-03 19:00:05 [api_server.py:946]\x1b[0m Starting vLLM API server 0 on http://0.0.0.0:8000", typ: facts.EventHTTPStart, proc: "APIServer", fields: map[string]any{"url": "http://0.0.0.0:8000", "server": "vllm"}},
 	// §1.2 process tags of each era
+	{name: "vl/no-time", line: "INFO [pynccl.py:113] vLLM is using nccl==2.28.9", typ: facts.EventNCCLVersion, level: facts.LevelInfo, fields: map[string]any{"version": "2.28.9"}},
+	{name: "vl/no-time-not-a-header", line: "INFO [the model] is ready", notType: facts.EventNCCLVersion},
 	{name: "vl/VllmWorkerProcess", line: "(VllmWorkerProcess pid=3222325) INFO 01-15 13:09:57 pynccl.py:67] vLLM is using nccl==2.21.5", typ: facts.EventNCCLVersion, proc: "VllmWorkerProcess_3222325", fields: map[string]any{"version": "2.21.5"}},
 	{name: "vl/VllmWorkerProcess-found", line: "(VllmWorkerProcess pid=3222324) INFO 01-15 13:09:57 utils.py:937] Found nccl from library libnccl.so.2", noEvent: true},
 	{name: "vl/VllmWorker-rank", line: "(VllmWorker rank=0 pid=2120280) INFO 07-28 23:02:25 [cuda.py:290] Using Flash Attention backend on V1 engine.", typ: facts.EventAttentionBackend, proc: "VllmWorker_rank0", fields: map[string]any{"backend": "Flash Attention", "engine_version": "V1"}},

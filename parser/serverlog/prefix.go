@@ -812,15 +812,21 @@ func trtHeader(l *line, b []byte) bool {
 }
 
 // vllmHeader reads "LEVEL MM-DD HH:MM:SS [file.py:123] " (the "[" since Feb
-// 2025; debug logs put a shortened path inside).
+// 2025; debug logs put a shortened path inside), and "LEVEL [file.py:123] "
+// of a logging config without the time (VLLM_LOGGING_CONFIG_PATH, a
+// wrapper's own formatter).
 func vllmHeader(l *line, b []byte, lv facts.Level, n int) bool {
 	st, i := parseMonthDay(b, n+1)
-	if !st.ok || i >= len(b) || b[i] != ' ' {
-		return false
-	}
-	i++
-	if i < len(b) && b[i] == '[' {
+	switch {
+	case st.ok && i < len(b) && b[i] == ' ':
 		i++
+		if i < len(b) && b[i] == '[' {
+			i++
+		}
+	case n+2 < len(b) && b[n+1] == '[':
+		st, i = stamp{}, n+2
+	default:
+		return false
 	}
 	end := bytes.IndexByte(b[i:], ']')
 	if end <= 2 || end > 200 {
