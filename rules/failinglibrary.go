@@ -103,10 +103,17 @@ func runFailingLibrary(p *Pass) {
 			})
 		}
 	}
+	// The innermost library is the code that raised; the libraries further
+	// out only called it. One that suggests nothing (the rest of
+	// torch.distributed, Ray) leaves the failure unexplained, rather than
+	// handing it to a caller's library.
 	for i := len(tb.Frames) - 1; i >= 0; i-- {
 		lib := idx.Frames.libraryOf(tb.Frames[i])
-		if lib == nil || len(lib.Suggests) == 0 {
+		if lib == nil {
 			continue
+		}
+		if len(lib.Suggests) == 0 {
+			return
 		}
 		f := tb.Frames[i]
 		ev := Evidence{Src: root.Src, Text: fmt.Sprintf("raised in %s (%s:%d), %s's code", f.Func, path.Base(f.File), f.Line, lib.Library)}

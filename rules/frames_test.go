@@ -172,7 +172,7 @@ func TestTracebackPhase(t *testing.T) {
 			{File: "/mnt/data/taoshuchang.tsc/anaconda3/envs/py311llama33/lib/python3.11/site-packages/torch/distributed/distributed_c10d.py", Line: 1520, Func: "init_process_group"},
 			{File: "/mnt/data/taoshuchang.tsc/anaconda3/envs/py311llama33/lib/python3.11/site-packages/torch/distributed/rendezvous.py", Line: 221, Func: "_tcp_rendezvous_handler"},
 			{File: "/mnt/data/taoshuchang.tsc/anaconda3/envs/py311llama33/lib/python3.11/site-packages/torch/distributed/rendezvous.py", Line: 189, Func: "_create_c10d_store"},
-		}, PhaseDistributedInit, "torch-distributed"},
+		}, PhaseDistributedInit, "c10d-store"},
 		{"Inductor code generation (vllm-17018)", []facts.Frame{
 			{File: "/usr/local/lib/python3.11/dist-packages/torch/_inductor/compile_fx.py", Line: 878, Func: "fx_codegen_and_compile"},
 			{File: "/usr/local/lib/python3.11/dist-packages/torch/_inductor/graph.py", Line: 1913, Func: "compile_to_fn"},

@@ -132,6 +132,18 @@ func (idx *Index) peerPlace(e *facts.LogEvent) (Placement, bool) {
 			best = pl
 		}
 	}
+	// A line of the same log the catalog knows the phase of (NCCL failing
+	// to create its shared memory segment happens while communicators are
+	// built), where the failure's own evidence placed nothing.
+	for _, m := range idx.SigMatches {
+		if m.Sig.Phase == "" || m.AfterShutdown || m.Src.File != e.Src.File || m.Event == e {
+			continue
+		}
+		if best.Phase == "" || idx.Later(m.Sig.Phase, best.Phase) {
+			best = Placement{Phase: m.Sig.Phase, By: "peer-signature", Src: m.Src,
+				Why: fmt.Sprintf("the error %q of the same failure (%s) happens in %s", m.Sig.ID, m.Src, m.Sig.Phase)}
+		}
+	}
 	return best, best.Phase != ""
 }
 
