@@ -250,6 +250,7 @@ func Run(f *facts.Facts, opts Options) *Result {
 		res.Inconclusive = append(res.Inconclusive, p.inconclusive...)
 		res.RuledOut = append(res.RuledOut, p.ruledOut...)
 	}
+	res.Findings = withoutFallbacks(res.Findings)
 	if opts.Filter != nil {
 		res.Findings = opts.Filter(res.Findings)
 	}
@@ -305,4 +306,32 @@ func firstSrc(f Finding) string {
 		return ""
 	}
 	return fmt.Sprintf("%s:%09d", f.Evidence[0].Src.File, f.Evidence[0].Src.Line)
+}
+
+// LayerFallback marks a finding that names a cause only for want of any
+// other: what an exception's type alone suggests. It is dropped when
+// another finding names a cause.
+const LayerFallback = "type"
+
+// withoutFallbacks drops the fallback findings when another finding names a
+// cause: a rule's own reasoning, a signature or a class says more than a
+// type.
+func withoutFallbacks(fs []Finding) []Finding {
+	other := false
+	for _, f := range fs {
+		if f.Cause && f.Category != "" && f.Layer != LayerFallback {
+			other = true
+			break
+		}
+	}
+	if !other {
+		return fs
+	}
+	out := fs[:0]
+	for _, f := range fs {
+		if f.Layer != LayerFallback {
+			out = append(out, f)
+		}
+	}
+	return out
 }

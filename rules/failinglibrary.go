@@ -3,6 +3,7 @@ package rules
 import (
 	"fmt"
 	"path"
+	"strings"
 
 	"github.com/coroner-dev/coroner/parser/facts"
 )
@@ -27,6 +28,13 @@ does not support (catalog/frames.yaml, "suggests").
 
 A failure whose phase makes the cause plain also counts here: one during
 CUDA graph capture or torch.compile that nothing explains is the step's own.
+
+Below that, when the traceback names no library that suggests a cause, its
+exception's type alone: a ValueError, NotImplementedError, AssertionError or
+KeyError raised at the engine is how Python code rejects what it was given,
+most often a setting, a model or a checkpoint the engine does not support
+(config). That reading is a fallback: the report drops it when any other
+finding names a cause.
 
 These are weak readings, below the signatures and classes: the rule says
 nothing when either names a cause of the failure, and what it suggests is
@@ -81,6 +89,12 @@ func runFailingLibrary(p *Pass) {
 	if tb == nil {
 		return
 	}
+	n := len(p.findings)
+	defer func() {
+		if len(p.findings) == n && len(reported) == 0 {
+			reportExceptionType(p, root)
+		}
+	}()
 	// The step it failed in: some steps exist to find out one thing (a
 	// warm-up that runs the largest batch to see whether memory suffices).
 	if step, f := idx.Frames.TracebackStep(tb); step != nil {
@@ -150,4 +164,53 @@ func explainedFailure(idx *Index, e *facts.LogEvent) bool {
 		}
 	}
 	return false
+}
+
+// exceptionTypes is what a Python exception's type alone says, for a
+// failure nothing else explains: the built-in types an engine raises when
+// it rejects what it was given (Python's documentation: ValueError for
+// "an argument that has the right type but an inappropriate value",
+// NotImplementedError for what the code does not support, KeyError for a
+// key a mapping lacks, as a model's config the engine does not know;
+// engines assert their settings' combinations). Read only when no
+// signature, class, step or library names a cause; its confidence is the
+// measured one (calibration.json), this the prior.
+var exceptionTypes = map[string]struct {
+	cat  Category
+	conf float64
+	what string
+}{
+	"ValueError":          {CatConfig, 0.3, "a value the engine does not accept: most often a setting, or a model or checkpoint it does not support"},
+	"NotImplementedError": {CatConfig, 0.3, "something the engine does not implement for this setting, model or GPU"},
+	"AssertionError":      {CatConfig, 0.25, "an assertion of the engine's code: most often a combination of settings it does not support"},
+	"KeyError":            {CatConfig, 0.25, "a key the engine looked up and did not find: most often a model configuration or checkpoint it does not know"},
+}
+
+// reportExceptionType reports what the root failure's exception type
+// suggests, when it is one of exceptionTypes.
+func reportExceptionType(p *Pass, root *facts.LogEvent) {
+	tb := root.Traceback
+	if tb == nil || tb.ExcType == "" {
+		return
+	}
+	t := tb.ExcType
+	if k := strings.LastIndexByte(t, '.'); k >= 0 {
+		t = t[k+1:]
+	}
+	x, ok := exceptionTypes[t]
+	if !ok {
+		return
+	}
+	p.Report(Finding{
+		Title:      fmt.Sprintf("the engine raised %s: %s", t, x.what),
+		Category:   x.cat,
+		Message:    fmt.Sprintf("The first failure (%s) is a %s, and nothing in the bundle says more about it: %s.", root.Src, t, x.what),
+		Remedy:     "Read the exception's message for the setting or the model property it names, and check it against the engine's documentation for this version (its supported models, quantizations and flags).",
+		Evidence:   []Evidence{{Src: facts.Source{File: root.Src.File, Line: max(tb.ExcLine, root.Src.Line)}, Text: trimText(tb.ExcType+": "+tb.ExcMsg, 200)}},
+		Confidence: x.conf,
+		Cause:      true,
+		Layer:      LayerFallback,
+		Signature:  t,
+		Why:        fmt.Sprintf("the failure is a %s and nothing else explains it", t),
+	})
 }
