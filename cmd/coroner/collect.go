@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/coroner-dev/coroner/internal/bundlewrite"
 	"github.com/coroner-dev/coroner/internal/collect"
+	"github.com/coroner-dev/coroner/internal/escape"
 	"github.com/coroner-dev/coroner/internal/redact"
 	"github.com/coroner-dev/coroner/parser/manifest"
 	"github.com/coroner-dev/coroner/reports"
@@ -27,7 +29,7 @@ type collectCmd struct {
 	writeFlags
 	NvidiaSMI       string `name:"nvidia-smi" env:"CORONER_NVIDIA_SMI" default:"nvidia-smi" help:"The nvidia-smi to run."`
 	PySpy           string `name:"py-spy" env:"CORONER_PY_SPY" default:"py-spy" help:"The py-spy to run."`
-	Python          string `name:"python" env:"CORONER_PYTHON" default:"python3" help:"Coroner's own Python for the environment report (collect_env), run in coroner's environment."`
+	Python          string `name:"python" env:"CORONER_PYTHON" default:"python3" help:"Coroner's own Python for the environment report (collect_env), run isolated (-I) with the system's PATH."`
 	RunServerPython bool   `name:"run-server-python" help:"Run the environment report with the server's own Python instead, as the server's user and only from files nobody else can change (it runs code that user controls). Without it the server's package versions are read from disk."`
 
 	K8s       bool     `name:"k8s" group:"cluster" help:"Collect from Kubernetes pods through kubectl (logs, exec for ps and nvidia-smi, describe), one folder per pod; choose them with --pod or --selector."`
@@ -112,8 +114,18 @@ func (c *collectCmd) Run(e *env) error {
 			}
 			continue
 		}
-		if _, err := os.Stat(l); err != nil {
-			return fail(exitInput, "--log %s: %v", l, unwrapPathError(err))
+		// Judged as the read at the end will judge it (a FIFO, a device,
+		// or, as root, a log another user could have pointed at a file
+		// of root's), so that the collect does not start to no purpose.
+		if err := collect.CheckLog(l); err != nil {
+			var pe *os.PathError
+			if errors.As(err, &pe) {
+				if abs, _ := filepath.Abs(l); pe.Path == abs {
+					return fail(exitInput, "--log %s: %v", l, pe.Err)
+				}
+				return fail(exitInput, "--log %s: %s: %v", l, pe.Path, pe.Err)
+			}
+			return fail(exitInput, "--log %s: %v", l, err)
 		}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -164,7 +176,7 @@ func (c *collectCmd) Run(e *env) error {
 	// What was captured, failed and skipped, always: a collect that could
 	// not do something must not look like one that did (issue 18).
 	for _, l := range capt.Lines(20) {
-		fmt.Fprintf(e.stderr, "coroner collect: %s\n", l)
+		fmt.Fprintf(e.stderr, "coroner collect: %s\n", escape.Line(l))
 	}
 	summarize(e, true, c.Output, job.Redactor != nil, sum, maxSize)
 	wrote := fmt.Sprintf("wrote %s: %d files, %s", c.Output, len(sum.Results)+1, reports.HumanBytes(sum.Bytes))

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/netip"
-	"os"
 	"path"
 	"regexp"
 	"sort"
@@ -15,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/coroner-dev/coroner/internal/escape"
 	"github.com/coroner-dev/coroner/parser/manifest"
 )
 
@@ -202,7 +202,9 @@ func (c *collector) runCluster(ctx context.Context) {
 	for _, n := range nodes {
 		switch {
 		case n.down != "":
-			n.m.Status, n.m.Error = "failed", n.down
+			// A node's words (srun's, kubectl's stderr) reach the terminal
+			// and the manifest as plain text.
+			n.m.Status, n.m.Error = "failed", escape.Text(n.down)
 		case n.failures > 0:
 			n.m.Status, answered = "partial", answered+1
 		default:
@@ -378,8 +380,32 @@ func (c *collector) nodeOnce(ctx context.Context, n *node) {
 	c.remote(ctx, n, dir+"/df.txt", 0, []string{"df", "-kT", "/", "/dev/shm", "/tmp"}, func(cmd *Cmd) { cmd.Env = cEnv() })
 	names := logNames(c.cfg.Logs)
 	for i, p := range c.cfg.Logs {
-		c.remote(ctx, n, n.dir()+"/logs/"+names[i], 0, []string{"cat", p}, c.logCmd)
+		name := n.dir() + "/logs/" + names[i]
+		argv, why := c.remoteCat(p)
+		if why != "" {
+			c.record(name, 0, Result{Program: "cat", Command: "cat " + p, ExitCode: -1, Skipped: why}, nil, true, nil)
+			continue
+		}
+		c.remote(ctx, n, name, 0, argv, c.logCmd)
 	}
+}
+
+// remoteCat is the command that reads a --log on a node, or why none may.
+// Through srun as root, cat would run as root on the node, where no walk
+// of the path's owners (readLog) can be made: a link the job's user put at
+// the path would make root copy whatever it names. So it runs as the
+// job's user (setpriv, with the user's groups): the log is read with the
+// rights of whoever could have changed it. Without the job's user known,
+// it is not read. kubectl exec runs commands as the container's user,
+// whatever user runs kubectl: the server's, already.
+func (c *collector) remoteCat(p string) ([]string, string) {
+	if c.cfg.Cluster.Kind != "slurm" || !selfIdentity().root() || c.jobUID == 0 {
+		return []string{"cat", p}, ""
+	}
+	if c.jobUID < 0 || c.jobGID < 0 {
+		return nil, fmt.Sprintf("not read: coroner runs as root and the Slurm job's user is not known, so cat on the node would read %s as root", p)
+	}
+	return []string{"setpriv", "--reuid=" + strconv.Itoa(c.jobUID), "--regid=" + strconv.Itoa(c.jobGID), "--init-groups", "--", "cat", p}, ""
 }
 
 // logCmd sets a command whose output is a log: its head and tail are kept,
@@ -401,11 +427,6 @@ func folder(used map[string]bool, name, id string) string {
 	}
 	used[name] = true
 	return name
-}
-
-func ownedBy(st os.FileInfo, uid int) bool {
-	owner, ok := fileOwner(st)
-	return ok && uid >= 0 && owner == uid
 }
 
 // clusterRecord records a cluster-level command under cluster/.
@@ -634,6 +655,7 @@ func (c *collector) slurmNodes(ctx context.Context) []*node {
 		return nil
 	}
 	job := scontrolFields(res.Stdout)
+	c.jobUID, c.jobGID = slurmID(job["UserId"]), slurmID(job["GroupId"])
 	list := job["NodeList"]
 	if list == "" || list == "(null)" {
 		c.cap.Missing = fmt.Sprintf("Slurm job %s is %s (%s): it runs on no node", cl.Job, orDefault(job["JobState"], "in no state"),
@@ -672,10 +694,7 @@ func (c *collector) slurmNodes(ctx context.Context) []*node {
 // (a shared file system): only regular files, and, when the collector is
 // root, only files the job's own user owns.
 func (c *collector) slurmOutput(job map[string]string) {
-	uid := -1
-	if m := regexp.MustCompile(`\((\d+)\)`).FindStringSubmatch(job["UserId"]); m != nil {
-		uid, _ = strconv.Atoi(m[1])
-	}
+	uid := c.jobUID
 	seen := map[string]bool{}
 	for _, key := range []string{"StdOut", "StdErr"} {
 		p := job[key]
@@ -686,16 +705,19 @@ func (c *collector) slurmOutput(job map[string]string) {
 		name := "logs/" + path.Base(p)
 		start := c.now()
 		res := Result{Program: "coroner", Command: "read " + p + " (the job's " + key + ")", Start: start, ExitCode: 0}
-		if st, err := os.Stat(p); err == nil && selfIdentity().root() && !ownedBy(st, uid) {
-			res.Skipped, res.ExitCode = fmt.Sprintf("%s is not owned by the job's user (uid %d): not read as root", p, uid), -1
-			c.record(name, 0, res, nil, true, nil)
-			continue
+		want := -1
+		if selfIdentity().root() {
+			if uid < 0 {
+				res.Skipped, res.ExitCode = fmt.Sprintf("not read: %s: the job's user is not known, and coroner runs as root", p), -1
+				c.record(name, 0, res, nil, true, nil)
+				continue
+			}
+			// As root, only a file of the job's user's own.
+			want = uid
 		}
-		data, cut, st, err := ReadHeadTail(p, c.cfg.LogHead, c.cfg.LogTail)
+		data, cut, st, err := readHeadTail(p, c.cfg.LogHead, c.cfg.LogTail, want)
 		res.End = c.now()
-		if err != nil {
-			res.Err, res.ExitCode = err, -1
-		}
+		readFailed(&res, err)
 		c.record(name, 0, res, data, true, func(a *manifest.Artifact) {
 			a.Source, a.Truncated = p, cut
 			if st != nil {
@@ -704,6 +726,18 @@ func (c *collector) slurmOutput(job map[string]string) {
 		})
 	}
 }
+
+// slurmID reads the id of scontrol's "alice(1000)", -1 if there is none.
+func slurmID(v string) int {
+	if m := slurmIDRe.FindStringSubmatch(v); m != nil {
+		if id, err := strconv.Atoi(m[1]); err == nil {
+			return id
+		}
+	}
+	return -1
+}
+
+var slurmIDRe = regexp.MustCompile(`\((\d+)\)`)
 
 // Ray.
 

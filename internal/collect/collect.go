@@ -16,7 +16,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"os/exec"
 	"os/user"
 	"path"
 	"path/filepath"
@@ -29,6 +31,7 @@ import (
 	"time"
 
 	"github.com/coroner-dev/coroner/internal/envpolicy"
+	"github.com/coroner-dev/coroner/internal/escape"
 	"github.com/coroner-dev/coroner/parser/bundle"
 	"github.com/coroner-dev/coroner/parser/manifest"
 )
@@ -50,7 +53,7 @@ type Config struct {
 	Timeout time.Duration
 	// Programs, by name or path (defaults: nvidia-smi, py-spy, python3,
 	// ps, dmesg, df from PATH). Tests put stubs here. Python is the
-	// collector's own, run in the collector's environment.
+	// collector's own, run isolated in an environment of its own (ownPython).
 	NvidiaSMI, PySpy, Python, PS, Dmesg, Journalctl, DF string
 	// RunServerPython lets the environment report run with the server's
 	// own Python, as the server's user (see pyEnv).
@@ -144,6 +147,11 @@ type collector struct {
 	cap  *Capture
 	arts []keyed
 	env  []string // the server's environment, if it could be read
+	// server is the environment with whom the server ran as when it was
+	// read.
+	server *serverCapture
+	// jobUID and jobGID are the Slurm job's user and group (-1 unknown).
+	jobUID, jobGID int
 }
 
 type keyed struct {
@@ -160,7 +168,7 @@ func Run(ctx context.Context, cfg Config) (*Capture, error) {
 	if cfg.Match != "" && cfg.Match != "sglang" && cfg.Match != "vllm" {
 		return nil, fmt.Errorf("--match %q: want sglang or vllm", cfg.Match)
 	}
-	c := &collector{cfg: cfg, runner: &Runner{Now: cfg.Now}, cap: &Capture{}}
+	c := &collector{cfg: cfg, runner: &Runner{Now: cfg.Now}, cap: &Capture{}, jobUID: -1, jobGID: -1}
 	c.cap.Started = c.now()
 	c.boot = bootTime(cfg.ProcRoot)
 	c.cap.Host = c.host()
@@ -177,7 +185,7 @@ func Run(ctx context.Context, cfg Config) (*Capture, error) {
 	}
 	c.target = findTarget(readProcs(cfg.ProcRoot), cfg.PID, cfg.Match, os.Getpid())
 	c.cap.Target = &manifest.Target{Engine: c.target.engine, How: c.target.how, MainPID: c.target.mainPID, PIDs: c.target.pids,
-		Model: c.target.model, URL: cfg.URL}
+		Model: escape.Text(c.target.model), URL: cfg.URL}
 	switch {
 	case cfg.PID > 0 && len(c.target.pids) == 0:
 		c.cap.Missing = fmt.Sprintf("process %d was not found", cfg.PID)
@@ -187,7 +195,9 @@ func Run(ctx context.Context, cfg Config) (*Capture, error) {
 		c.note("no %s process was found: no py-spy dumps, and the environment is the collector's own", orEngines(cfg.Match))
 	}
 	if m := c.target.mainPID; m > 0 {
-		c.env = readEnviron(filepath.Join(cfg.ProcRoot, strconv.Itoa(m), "environ"))
+		c.server = captureServer(cfg.ProcRoot, m)
+		defer c.server.close()
+		c.env = c.server.env
 	}
 
 	var once sync.WaitGroup
@@ -235,7 +245,7 @@ func (c *collector) now() time.Time { return c.cfg.Now().UTC() }
 
 func (c *collector) note(format string, args ...any) {
 	c.mu.Lock()
-	c.cap.Notes = append(c.cap.Notes, fmt.Sprintf(format, args...))
+	c.cap.Notes = append(c.cap.Notes, escape.Text(fmt.Sprintf(format, args...)))
 	c.mu.Unlock()
 }
 
@@ -243,16 +253,20 @@ func (c *collector) note(format string, args ...any) {
 // manifest record in any case. name is where the file goes; edit, if not
 // nil, completes the record.
 func (c *collector) record(name string, round int, res Result, data []byte, log bool, edit func(*manifest.Artifact)) {
+	// The texts come from other users (a server's argv[0] names the
+	// program, a pod's stderr fills Stderr) and are printed to the
+	// terminal of whoever runs collect or reads the manifest: no escape
+	// sequence of theirs goes through.
 	a := manifest.Artifact{
-		Program: res.Program, Command: res.Command, Round: round, Start: res.Start, End: res.End,
-		ExitCode: res.ExitCode, TimedOut: res.TimedOut, NotFound: res.NotFound, Skipped: res.Skipped,
-		Stderr: strings.TrimSpace(strings.ToValidUTF8(string(res.Stderr), "\uFFFD")), RunAs: res.RunAs,
+		Program: escape.Line(res.Program), Command: escape.Text(res.Command), Round: round, Start: res.Start, End: res.End,
+		ExitCode: res.ExitCode, TimedOut: res.TimedOut, NotFound: res.NotFound, Skipped: escape.Text(res.Skipped),
+		Stderr: strings.TrimSpace(escape.Text(string(res.Stderr))), RunAs: res.RunAs,
 	}
 	if res.TimedOut {
 		a.TimeoutS = res.Timeout.Seconds()
 	}
 	if res.Err != nil {
-		a.Error = res.Err.Error()
+		a.Error = escape.Text(res.Err.Error())
 	}
 	if res.Stuck {
 		a.Error += "; the process did not die after SIGKILL (uninterruptible sleep) and was left behind"
@@ -535,20 +549,22 @@ func readEnviron(p string) []string {
 // interpreter, its virtualenv, its PYTHONPATH or its working directory
 // controls: as root, a fake "sglang" process of any user would get its code
 // run as root. So the server's Python runs only when asked
-// (RunServerPython), only as the server's own user, only from files that
-// nobody else can change, with a clean environment; otherwise the
-// collector's own Python (--python) runs in the collector's environment,
-// and the server's versions come from its package metadata on disk
-// (packages).
+// (RunServerPython), only as whom the server ran as when its environment
+// was read, only from files that nobody else can change, with a clean
+// environment; otherwise the collector's own Python (--python) runs,
+// isolated, and the server's versions come from its package metadata on
+// disk (packages).
 func (c *collector) pyEnv(ctx context.Context, dir string) {
-	cmd := Cmd{Path: c.cfg.Python, Env: cEnv(), Dir: "/", Timeout: max(c.cfg.Timeout, 90*time.Second)}
+	cmd := c.ownPython()
+	server := false
 	if c.target.mainPID > 0 {
-		server, env, as, why := c.serverProbe()
+		path, env, as, why := c.serverProbe()
 		if why == "" {
-			cmd.Path, cmd.Env, cmd.As = server, env, as
+			cmd = Cmd{Path: path, Env: env, As: as, Dir: "/", Timeout: cmd.Timeout}
+			server = true
 		} else {
 			// Say in the manifest what was not run, and why.
-			name := server
+			name := path
 			if name == "" {
 				name = "(the server's python)"
 			}
@@ -556,18 +572,62 @@ func (c *collector) pyEnv(ctx context.Context, dir string) {
 				Command: display(name, c.reportArgs()), Skipped: why, ExitCode: -1}, nil, false, nil)
 		}
 	}
+	run := func(args []string) Result {
+		if !server {
+			// -I: no PYTHON* variable, no user site-packages, no script
+			// folder on sys.path.
+			cmd.Args = append([]string{"-I"}, args...)
+			if exe, err := exec.LookPath(cmd.Path); err == nil && selfIdentity().root() {
+				// The Runner checks the interpreter; its virtualenv is
+				// Python's business, checked here.
+				if abs, err := filepath.Abs(exe); err == nil {
+					if err := trustedPython(abs, 0); err != nil {
+						return Result{Program: filepath.Base(cmd.Path), Command: display(cmd.Path, cmd.Args), ExitCode: -1,
+							Skipped: fmt.Sprintf("not run: %v; another user could change what it runs as root", err)}
+					}
+				}
+			}
+			return c.run(ctx, cmd)
+		}
+		// -s: no user site-packages (a .pth file there runs code at
+		// start); PYTHONPATH, checked, is still read.
+		cmd.Args = append([]string{"-s"}, args...)
+		// Last, right before the run: the server must still be the
+		// process whose environment this is, as the same user.
+		if err := c.server.recheck(c.cfg.ProcRoot); err != nil {
+			return Result{Program: filepath.Base(cmd.Path), Command: display(cmd.Path, cmd.Args), ExitCode: -1,
+				Skipped: fmt.Sprintf("not run: %v", err)}
+		}
+		return c.run(ctx, cmd)
+	}
 	if m := c.reportArgs(); m[1] != "torch.utils.collect_env" {
-		cmd.Args = m
-		res := c.run(ctx, cmd)
+		res := run(m)
 		if res.OK() {
 			c.record(dir+"/"+c.engineReport(), 0, res, res.Stdout, false, nil)
 			return
 		}
 		c.record(dir+"/"+c.engineReport(), 0, res, nil, false, nil)
 	}
-	cmd.Args = []string{"-m", "torch.utils.collect_env"}
-	res := c.run(ctx, cmd)
+	res := run([]string{"-m", "torch.utils.collect_env"})
 	c.record(dir+"/collect_env.txt", 0, res, res.Stdout, false, nil)
+}
+
+// minimalPath is the PATH of the programs coroner runs with an
+// environment of its own: the system's folders.
+const minimalPath = "/usr/sbin:/usr/bin:/sbin:/bin"
+
+// ownPython is how the collector's own Python runs: in an environment of
+// its own (the system's folders and its own on PATH, the C locale), not
+// the collector's, which under sudo may still hold the invoking user's
+// PYTHON* variables and HOME.
+func (c *collector) ownPython() Cmd {
+	path := minimalPath
+	if exe, err := exec.LookPath(c.cfg.Python); err == nil {
+		if abs, err := filepath.Abs(exe); err == nil {
+			path = filepath.Dir(abs) + ":" + path
+		}
+	}
+	return Cmd{Path: c.cfg.Python, Env: []string{"PATH=" + path, "LC_ALL=C"}, Dir: "/", Timeout: max(c.cfg.Timeout, 90*time.Second)}
 }
 
 // reportArgs are the arguments of the engine's own environment report.
@@ -600,47 +660,137 @@ func (c *collector) serverProbe() (path string, env []string, as *identity, why 
 		return path, nil, nil, "the server's own Python runs only with --run-server-python: it runs code that the server's user controls; " +
 			"the server's package versions were read from disk instead (packages.txt)"
 	}
-	owner, err := procOwner(c.cfg.ProcRoot, c.target.mainPID)
-	if err != nil {
-		return path, nil, nil, fmt.Sprintf("not run: cannot tell whom the server runs as: %v", err)
-	}
-	self := selfIdentity()
+	s := c.server
 	switch {
-	case self.uid == owner.uid:
-	case self.root():
+	case s == nil:
+		return path, nil, nil, "not run: the server's environment was not read"
+	case s.why != "":
+		return path, nil, nil, "not run: " + s.why
+	}
+	// The identity the environment was read with, not the server's now.
+	owner := s.state.id
+	self, _ := os.Readlink(filepath.Join(c.cfg.ProcRoot, "self", "ns", "mnt"))
+	switch {
+	case self == "" || s.state.mnt == "":
+		return path, nil, nil, fmt.Sprintf("not run: cannot tell whether process %d sees the collector's files (its mount namespace could not be read)", s.pid)
+	case self != s.state.mnt:
+		return path, nil, nil, fmt.Sprintf("not run: process %d runs in another mount namespace (a container): its paths name other files than they do here", s.pid)
+	}
+	me := selfIdentity()
+	switch {
+	case me.root():
 		as = &owner
+	case me.uid == owner.uid:
 	default:
 		return path, nil, nil, fmt.Sprintf("not run: coroner runs as uid %d and the server as uid %d; its Python would run that user's code as uid %d",
-			self.uid, owner.uid, self.uid)
+			me.uid, owner.uid, me.uid)
 	}
-	if err := trustedFor(path, owner.uid); err != nil {
+	if err := trustedPython(path, owner.uid); err != nil {
 		return path, nil, nil, fmt.Sprintf("not run: %v; another user could change what it runs", err)
 	}
-	env = probeEnv(c.env)
-	for _, kv := range env {
-		if v, ok := strings.CutPrefix(kv, "PYTHONPATH="); ok {
-			for _, d := range filepath.SplitList(v) {
-				if err := trustedFor(d, owner.uid); d != "" && err != nil {
-					return path, nil, nil, fmt.Sprintf("not run: PYTHONPATH: %v; another user could change what it imports", err)
-				}
-			}
-		}
+	env, dropped, err := probeEnv(s.env, owner.uid)
+	if err != nil {
+		return path, nil, nil, fmt.Sprintf("not run: %v; another user could change what it imports", err)
+	}
+	for _, d := range dropped {
+		c.note("the server's environment report ran without %s", d)
 	}
 	return path, env, as, ""
 }
 
 // probeEnv keeps of the server's environment what its environment report
 // needs to find its packages and libraries and to print the settings that
-// matter; nothing that loads code by itself (LD_PRELOAD, PYTHONSTARTUP,
-// PYTHONHOME, BASH_ENV).
-func probeEnv(env []string) []string {
-	out := []string{"LC_ALL=C"}
+// matter (envpolicy.Probe); nothing that loads code by itself
+// (LD_PRELOAD, PYTHONSTARTUP, PYTHONHOME, BASH_ENV). Every path it keeps
+// must be one that nobody but uid and root can change: one that is not is
+// dropped, and dropped says so, except PYTHONPATH's, which err refuses (a
+// report without the server's own imports would describe another
+// installation). For a server that runs as root, variables that make a
+// program load code are dropped whatever they name: its environment may
+// be one a user gave it before exec'ing a set-uid program.
+func probeEnv(env []string, uid int) (out, dropped []string, err error) {
+	out = []string{"LC_ALL=C"}
+	havePath := false
 	for _, kv := range env {
-		if name, _, ok := strings.Cut(kv, "="); ok && envpolicy.Matters(name, envpolicy.Probe) {
+		name, val, ok := strings.Cut(kv, "=")
+		if !ok || !envpolicy.Matters(name, envpolicy.Probe) {
+			continue
+		}
+		if uid == 0 && loadsCode(name) {
+			dropped = append(dropped, name+" (it makes a program load code, and the server runs as root)")
+			continue
+		}
+		if !pathValued(name, val) {
 			out = append(out, kv)
+			continue
+		}
+		kept, why := trustedPaths(val, uid)
+		if name == "PYTHONPATH" && len(why) > 0 {
+			return nil, nil, fmt.Errorf("PYTHONPATH: %s", why[0])
+		}
+		for _, w := range why {
+			dropped = append(dropped, name+"'s "+w)
+		}
+		if len(kept) == 0 {
+			continue
+		}
+		out = append(out, name+"="+strings.Join(kept, string(filepath.ListSeparator)))
+		havePath = havePath || name == "PATH"
+	}
+	if !havePath {
+		out = append(out, "PATH="+minimalPath)
+	}
+	return out, dropped, nil
+}
+
+// loadsCode reports the variables that make a program load code from
+// where they say: the dynamic loader's, Python's own (PYTHONPATH aside,
+// whose entries are checked), a logging configuration that names classes
+// to import, plugins.
+func loadsCode(name string) bool {
+	return strings.HasPrefix(name, "LD_") || strings.HasPrefix(name, "PYTHON") && name != "PYTHONPATH" ||
+		name == "VLLM_LOGGING_CONFIG_PATH" || strings.Contains(name, "PLUGIN")
+}
+
+// pathValued reports a variable whose value names files: by its name
+// (PATH, HOME, CUDA_HOME, TRITON_CACHE_DIR, VLLM_CONFIG_ROOT,
+// VLLM_LOGGING_CONFIG_PATH, NCCL_TOPO_FILE ...) or by a value that looks
+// like one.
+func pathValued(name, val string) bool {
+	switch name {
+	case "PATH", "HOME", "PYTHONPATH", "LD_LIBRARY_PATH", "VIRTUAL_ENV", "CONDA_PREFIX":
+		return true
+	}
+	for _, suffix := range []string{"_PATH", "_DIR", "_DIRS", "_HOME", "_ROOT", "_PREFIX", "_FILE", "_CACHE"} {
+		if strings.HasSuffix(name, suffix) {
+			return true
 		}
 	}
-	return out
+	return strings.Contains(name, "_CONFIG") || strings.Contains(name, "_PATH") || strings.ContainsAny(val, "/~")
+}
+
+// trustedPaths keeps the entries of a path or path list that nobody but
+// uid and root can change, and says why each other one went. Entries that
+// do not exist go without a word: they hold nothing to load.
+func trustedPaths(val string, uid int) (kept, why []string) {
+	for _, p := range filepath.SplitList(val) {
+		switch {
+		case p == "":
+			why = append(why, "empty entry (the working folder)")
+			continue
+		case !filepath.IsAbs(p):
+			why = append(why, fmt.Sprintf("entry %q (relative: its meaning depends on the working folder)", p))
+			continue
+		}
+		if err := trustedFor(p, uid); err != nil {
+			if !errors.Is(err, fs.ErrNotExist) {
+				why = append(why, fmt.Sprintf("entry %s (%v)", p, err))
+			}
+			continue
+		}
+		kept = append(kept, p)
+	}
+	return kept, why
 }
 
 // packages writes the server's Python package versions, read from its
@@ -651,9 +801,11 @@ func (c *collector) packages(dir string) {
 		return
 	}
 	start := c.now()
+	// Whom the server ran as when its environment, which names some of
+	// these folders, was read.
 	owner := -1
-	if id, err := procOwner(c.cfg.ProcRoot, pid); err == nil {
-		owner = id.uid
+	if s := c.server; s != nil && s.why == "" {
+		owner = s.state.id.uid
 	}
 	// Every process of the server: the main one may be a launcher that
 	// maps no torch library itself.
@@ -746,7 +898,9 @@ func (c *collector) pySpy(ctx context.Context, dir string) {
 	for _, pid := range pids {
 		res := c.run(ctx, Cmd{Path: c.cfg.PySpy, Args: []string{"dump", "--pid", strconv.Itoa(pid)}, Timeout: min(c.cfg.Timeout, 20*time.Second)})
 		c.record(fmt.Sprintf("%s/pyspy-%d.txt", dir, pid), 0, res, res.Stdout, false, nil)
-		if res.NotFound {
+		// Missing, or refused (a py-spy others can change): the same for
+		// every process.
+		if res.NotFound || res.Skipped != "" {
 			return
 		}
 	}
@@ -767,9 +921,7 @@ func (c *collector) logs() {
 		start := c.now()
 		data, cut, st, err := ReadHeadTail(p, c.cfg.LogHead, c.cfg.LogTail)
 		res := Result{Program: "coroner", Command: "read " + p, Start: start, End: c.now(), ExitCode: 0}
-		if err != nil {
-			res.Err, res.ExitCode = err, -1
-		}
+		readFailed(&res, err)
 		c.record(name, 0, res, data, true, func(a *manifest.Artifact) {
 			a.Source = p
 			if st != nil {
@@ -832,6 +984,7 @@ func (c *collector) finish() {
 	})
 	sort.SliceStable(c.cap.Nodes, func(i, j int) bool { return c.cap.Nodes[i].Name < c.cap.Nodes[j].Name })
 	c.cap.Summary = c.summarize()
+	c.cap.Missing = escape.Text(c.cap.Missing)
 }
 
 func (c *collector) host() manifest.Host {
@@ -876,6 +1029,19 @@ func osRelease() string {
 		}
 	}
 	return ""
+}
+
+// readFailed records a read's error: a refusal (refusedError) as a
+// capture skipped, saying why, any other as one that failed.
+func readFailed(res *Result, err error) {
+	var r *refusedError
+	switch {
+	case err == nil:
+	case errors.As(err, &r):
+		res.Skipped, res.ExitCode = err.Error(), -1
+	default:
+		res.Err, res.ExitCode = err, -1
+	}
 }
 
 // ErrNotRegular is returned for a log that is not a regular file.

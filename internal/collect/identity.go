@@ -3,10 +3,10 @@ package collect
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/user"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -96,57 +96,124 @@ func procOwner(procRoot string, pid int) (identity, error) {
 	return id, nil
 }
 
-// trustedFor checks that nobody but uid and root can change what path
-// runs: the file and every directory above it (of the path as given and of
-// where its links lead) belong to uid or root and are not writable by group
-// or others, except directories with the sticky bit, where others can add
-// files but not replace this one. This is the rule sudo and ssh apply to
-// the files they trust.
-func trustedFor(path string, uid int) error {
-	if !filepath.IsAbs(path) {
-		return fmt.Errorf("%s: not an absolute path", path)
-	}
-	resolved, err := filepath.EvalSymlinks(path)
+// procState is what a process is at one moment: whom it runs as, when
+// it started (which tells it from a later process given the same pid),
+// the program it runs, and its mount namespace (which says what its paths
+// name).
+type procState struct {
+	id    identity
+	start uint64
+	exe   string
+	mnt   string
+}
+
+// readProcState reads process pid's state from /proc. A process whose ids
+// differ (procOwner) has none.
+func readProcState(procRoot string, pid int) (procState, error) {
+	id, err := procOwner(procRoot, pid)
 	if err != nil {
-		return err
+		return procState{}, err
 	}
-	seen := map[string]bool{}
-	for _, p := range []string{path, resolved} {
-		for q := p; !seen[q]; q = filepath.Dir(q) {
-			seen[q] = true
-			if err := trustedEntry(q, uid, q == p); err != nil {
-				return err
-			}
-			if q == "/" {
-				break
-			}
+	p := readProc(procRoot, pid)
+	if p == nil {
+		return procState{}, fmt.Errorf("process %d is gone", pid)
+	}
+	dir := filepath.Join(procRoot, strconv.Itoa(pid))
+	s := procState{id: id, start: p.startTicks}
+	// Unreadable links stay "": they are compared, not trusted.
+	s.exe, _ = os.Readlink(filepath.Join(dir, "exe"))
+	s.mnt, _ = os.Readlink(filepath.Join(dir, "ns", "mnt"))
+	return s, nil
+}
+
+// changed says how b differs from a, "" if it does not.
+func (a procState) changed(b procState) string {
+	var d []string
+	if a.start != b.start {
+		d = append(d, "it is another process now (its start time changed)")
+	}
+	if a.id.uid != b.id.uid || a.id.gid != b.id.gid || !slices.Equal(a.id.groups, b.id.groups) {
+		d = append(d, fmt.Sprintf("it ran as %s and runs as %s now", a.id.short(), b.id.short()))
+	}
+	if a.exe != b.exe {
+		d = append(d, fmt.Sprintf("it ran %s and runs %s now", orDefault(a.exe, "(unknown)"), orDefault(b.exe, "(unknown)")))
+	}
+	if a.mnt != b.mnt {
+		d = append(d, "its mount namespace changed")
+	}
+	return strings.Join(d, "; ")
+}
+
+func (id identity) short() string { return fmt.Sprintf("uid %d gid %d", id.uid, id.gid) }
+
+// serverCapture is the server's environment, read together with whom the
+// server ran as when it was read: the identity the server's Python may
+// run as with that environment, never one read later (a process that
+// exec'd a set-uid-root program since runs as root, with the environment
+// its old user gave it).
+type serverCapture struct {
+	pid   int
+	env   []string
+	state procState
+	// why is set when the environment cannot be tied to one identity.
+	why string
+	// pidfd holds on to the process (-1 without one).
+	pidfd int
+}
+
+// captureServer reads process pid's environment between two reads of its
+// state, which must agree: a process that changed user, exec'd or was
+// replaced meanwhile has an environment of no one identity. A pidfd, where
+// the system has them, tells a process that lives on from a new one with
+// its pid.
+func captureServer(procRoot string, pid int) *serverCapture {
+	s := &serverCapture{pid: pid, pidfd: -1}
+	if procRoot == "/proc" {
+		if fd, err := pidfdOpen(pid); err == nil {
+			s.pidfd = fd
 		}
+	}
+	before, err := readProcState(procRoot, pid)
+	s.env = readEnviron(filepath.Join(procRoot, strconv.Itoa(pid), "environ"))
+	after, err2 := readProcState(procRoot, pid)
+	switch {
+	case err != nil:
+		s.why = fmt.Sprintf("cannot tell whom process %d ran as when its environment was read: %v", pid, err)
+	case err2 != nil:
+		s.why = fmt.Sprintf("cannot tell whom process %d ran as when its environment was read: %v", pid, err2)
+	case before.changed(after) != "":
+		s.why = fmt.Sprintf("process %d changed while its environment was read: %s", pid, before.changed(after))
+	case s.pidfd >= 0 && !pidfdAlive(s.pidfd):
+		s.why = fmt.Sprintf("process %d exited while its environment was read", pid)
+	}
+	s.state = before
+	return s
+}
+
+// recheck says whether the server is still what it was when its
+// environment was read: nil if so.
+func (s *serverCapture) recheck(procRoot string) error {
+	if s.why != "" {
+		return errors.New(s.why)
+	}
+	now, err := readProcState(procRoot, s.pid)
+	if err != nil {
+		return fmt.Errorf("process %d: %w", s.pid, err)
+	}
+	if d := s.state.changed(now); d != "" {
+		return fmt.Errorf("process %d changed since its environment was read: %s", s.pid, d)
+	}
+	// Read after /proc: while the pidfd's process lives, the pid read
+	// there was its.
+	if s.pidfd >= 0 && !pidfdAlive(s.pidfd) {
+		return fmt.Errorf("process %d exited since its environment was read", s.pid)
 	}
 	return nil
 }
 
-func trustedEntry(p string, uid int, leaf bool) error {
-	st, err := os.Lstat(p)
-	if err != nil {
-		return err
+func (s *serverCapture) close() {
+	if s != nil && s.pidfd >= 0 {
+		pidfdClose(s.pidfd)
+		s.pidfd = -1
 	}
-	owner, ok := fileOwner(st)
-	if !ok {
-		return fmt.Errorf("%s: no owner to check", p)
-	}
-	if owner != 0 && owner != uid {
-		return fmt.Errorf("%s belongs to uid %d", p, owner)
-	}
-	if st.Mode()&fs.ModeSymlink != 0 {
-		// A link's own mode means nothing; its directory and its target
-		// are checked.
-		return nil
-	}
-	if st.Mode().Perm()&0o022 != 0 {
-		if st.IsDir() && st.Mode()&fs.ModeSticky != 0 && !leaf {
-			return nil
-		}
-		return fmt.Errorf("%s is writable by group or others (%s)", p, st.Mode().Perm())
-	}
-	return nil
 }

@@ -2,12 +2,10 @@ package collect
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 
-	"github.com/coroner-dev/coroner/internal/special"
 	"github.com/coroner-dev/coroner/parser/manifest"
 )
 
@@ -15,16 +13,21 @@ import (
 // its first head and last tail bytes, cut at line ends, with a line between
 // them that says how much was left out. The log may grow while it is read;
 // what is read is what the file held at the Stat.
+//
+// The path is resolved and judged before anything is opened (openLog): a
+// FIFO or a device named as the log is refused without being opened, and
+// when coroner runs as root, a log that another user could have pointed
+// elsewhere (a link of theirs to /etc/shadow) is refused, saying why.
 func ReadHeadTail(p string, head, tail int64) ([]byte, *manifest.Cut, os.FileInfo, error) {
-	// Opened without waiting: a FIFO (or a device) named as the log would
-	// hold open() forever, past SIGTERM. What it is, is judged on the
-	// opened file.
-	f, st, err := special.Open(p, true)
-	if errors.Is(err, special.ErrNotRegular) {
-		return nil, nil, st, fmt.Errorf("%s is %s: %w", p, special.Describe(st.Mode()), ErrNotRegular)
-	}
+	return readHeadTail(p, head, tail, -1)
+}
+
+// readHeadTail is ReadHeadTail of a file that, read as root, must belong
+// to uid want (any owner the path allows when want is negative).
+func readHeadTail(p string, head, tail int64, want int) ([]byte, *manifest.Cut, os.FileInfo, error) {
+	f, st, err := openLog(p, want)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, st, err
 	}
 	defer f.Close()
 	size := st.Size()

@@ -5,12 +5,11 @@ package collect
 import (
 	"errors"
 	"io/fs"
-	"os"
 	"os/exec"
 )
 
 // ownGroup does nothing where there are no process groups.
-func ownGroup(*exec.Cmd) {}
+func ownGroup(*exec.Cmd, bool) {}
 
 // killGroup kills the command's process.
 func killGroup(cmd *exec.Cmd) {
@@ -26,6 +25,3 @@ func runAs(*exec.Cmd, identity) error {
 
 // fileOwner is unknown here.
 func fileOwner(fs.FileInfo) (int, bool) { return 0, false }
-
-// openNoFollow is os.Open where links cannot be refused.
-func openNoFollow(p string) (*os.File, error) { return os.Open(p) }

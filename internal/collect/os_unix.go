@@ -4,14 +4,23 @@ package collect
 
 import (
 	"io/fs"
-	"os"
 	"os/exec"
 	"syscall"
 )
 
 // ownGroup starts the command in a process group of its own, so that
-// killGroup reaches its children too.
-func ownGroup(cmd *exec.Cmd) {
+// killGroup reaches its children too. A command that runs as another user
+// gets a session of its own as well, which has no controlling terminal:
+// in the collector's session it could open /dev/tty, root's terminal, and
+// push keystrokes into it (TIOCSTI) to be run as root once coroner exits.
+// A session leader leads its own process group, so killGroup still
+// reaches it and its children. (setpgid would fail in a session leader:
+// Setsid alone.)
+func ownGroup(cmd *exec.Cmd, session bool) {
+	if session {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		return
+	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 }
 
@@ -42,10 +51,4 @@ func fileOwner(st fs.FileInfo) (int, bool) {
 		return 0, false
 	}
 	return int(sys.Uid), true
-}
-
-// openNoFollow opens a file for reading without following a link at its
-// last component and without blocking on a FIFO.
-func openNoFollow(p string) (*os.File, error) {
-	return os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 }

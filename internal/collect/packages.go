@@ -28,15 +28,23 @@ import (
 func sitePackages(procRoot string, pid int, env []string) []string {
 	var out []string
 	seen := map[string]bool{}
+	root := selfIdentity().root()
 	add := func(d string) {
 		d = filepath.Clean(d)
 		if !filepath.IsAbs(d) || seen[d] {
 			return
 		}
 		seen[d] = true
-		if st, err := os.Stat(d); err == nil && st.IsDir() {
-			out = append(out, d)
+		w, err := walkPath(d)
+		if err != nil || !w.end.IsDir() {
+			return
 		}
+		// As root, a folder the server's user pointed elsewhere (a
+		// "site-packages" that is a link to root's own) is not listed.
+		if root && w.rootMayRead(w.endUID, -1) != nil {
+			return
+		}
+		out = append(out, d)
 	}
 	if f, err := os.Open(filepath.Join(procRoot, strconv.Itoa(pid), "maps")); err == nil {
 		sc := bufio.NewScanner(io.LimitReader(f, 64<<20))
@@ -125,19 +133,26 @@ var torchCUDARe = regexp.MustCompile(`(?m)^cuda(?::[^=]*)?\s*=\s*'([0-9.]+)'`)
 // version.py beside its metadata, "" if it cannot be read safely.
 func torchCUDA(siteDir string, owner int) string {
 	p := filepath.Join(siteDir, "torch", "version.py")
-	st, err := os.Lstat(p)
-	if err != nil || !st.Mode().IsRegular() || st.Size() > 64<<10 {
+	// A version.py that is a link is none of torch's.
+	if st, err := os.Lstat(p); err != nil || !st.Mode().IsRegular() {
 		return ""
 	}
-	if uid, ok := fileOwner(st); !ok || (uid != 0 && uid != owner) {
+	w, err := walkPath(p)
+	if err != nil || !w.end.Mode().IsRegular() || w.end.Size() > 64<<10 {
 		return ""
 	}
-	f, err := openNoFollow(p)
+	judge := func(uid int) bool {
+		return (uid == 0 || uid == owner) && (!selfIdentity().root() || w.rootMayRead(uid, -1) == nil)
+	}
+	if !judge(w.endUID) {
+		return ""
+	}
+	f, st, err := openWalked(w)
 	if err != nil {
 		return ""
 	}
 	defer f.Close()
-	if st2, err := f.Stat(); err != nil || !os.SameFile(st, st2) {
+	if !judge(ownerOf(st)) {
 		return ""
 	}
 	data, _ := io.ReadAll(io.LimitReader(f, 64<<10))

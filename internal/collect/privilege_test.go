@@ -24,8 +24,30 @@ const fakeServerEnv = "CORONER_TEST_FAKE_SERVER"
 func TestMain(m *testing.M) {
 	switch os.Getenv(fakeServerEnv) {
 	case "server":
+		if suid := os.Getenv(fakeServerEnv + "_SUID"); suid != "" {
+			// Wait for the word, then exec a set-uid-root program as a
+			// user would sudo: the same process, with the environment the
+			// user gave it.
+			trigger := os.Getenv(fakeServerEnv + "_TRIGGER")
+			for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+				if _, err := os.Stat(trigger); err == nil {
+					var env []string
+					for _, kv := range os.Environ() {
+						if !strings.HasPrefix(kv, fakeServerEnv+"=") {
+							env = append(env, kv)
+						}
+					}
+					_ = syscall.Exec(suid, os.Args, append(env, fakeServerEnv+"=root"))
+					os.Exit(4)
+				}
+			}
+			os.Exit(0)
+		}
 		time.Sleep(2 * time.Minute)
 		os.Exit(0)
+	case "root", "ctty":
+		// The helpers of exploits_test.go.
+		os.Exit(exploitHelper(os.Getenv(fakeServerEnv)))
 	case "launch":
 		// Start the server and leave it: an orphan, as a process of
 		// another session is, not a child of the collector's test.
@@ -118,11 +140,12 @@ func TestCollectAsRootRunsNoCodeOfTheServersUser(t *testing.T) {
 	})
 
 	// The collector's own Python: a stub owned by root that finds -m
-	// modules on $PYTHONPATH as Python does (running X/Y.sh for X.Y), and
-	// the real python3 where there is one.
+	// modules on $PYTHONPATH as Python does (running X/Y.sh for X.Y;
+	// none with -I), and the real python3 where there is one.
 	rootBin := filepath.Join(base, "rootbin")
 	require.NoError(t, os.Mkdir(rootBin, 0o755))
-	stubPy := stub(t, rootBin, "python3", `[ "$1" = -m ] || exit 2
+	stubPy := stub(t, rootBin, "python3", `while :; do case "$1" in -I) PYTHONPATH=; shift;; -s) shift;; *) break;; esac; done
+[ "$1" = -m ] || exit 2
 mod=$(echo "$2" | tr . /)
 IFS=:
 for d in $PYTHONPATH; do [ -f "$d/$mod.sh" ] && exec sh "$d/$mod.sh"; done

@@ -23,7 +23,7 @@ type Cmd struct {
 	Timeout time.Duration
 	// Env replaces the environment when not nil.
 	Env []string
-	// Dir is the working directory ("" for the collector's).
+	// Dir is the working directory ("" for /).
 	Dir string
 	// As runs the command as another user (the collector must be root);
 	// nil runs it as the collector.
@@ -123,6 +123,23 @@ func (r *Runner) Run(ctx context.Context, c Cmd) (res Result) {
 		res.Err = err
 		return res
 	}
+	// Absolute, so that it means the same from Dir.
+	if path, err = filepath.Abs(path); err != nil {
+		res.Err = err
+		return res
+	}
+	as := selfIdentity()
+	if c.As != nil {
+		as = *c.As
+	}
+	if selfIdentity().root() {
+		// Found on root's PATH, or named by a flag: a program in a folder
+		// another user can write is that user's code, run as root.
+		if err := trustedFor(path, as.uid); err != nil {
+			res.Skipped = fmt.Sprintf("not run: %v; another user could change what %s runs as %s", err, path, whose(as.uid))
+			return res
+		}
+	}
 	if c.Timeout <= 0 {
 		c.Timeout = 30 * time.Second
 	}
@@ -138,18 +155,24 @@ func (r *Runner) Run(ctx context.Context, c Cmd) (res Result) {
 	stderr := &capped{max: maxStderr}
 	cmd := exec.Command(path, c.Args...)
 	cmd.Env = c.Env
+	// Not the collector's working folder, which may be another user's
+	// (sudo keeps it): a program that looks for files there would read
+	// theirs.
 	cmd.Dir = c.Dir
+	if cmd.Dir == "" {
+		cmd.Dir = "/"
+	}
+	// Stdin stays nil, /dev/null: no command reads the collector's
+	// terminal.
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	// A grandchild that keeps the pipes open must not keep Wait waiting.
 	cmd.WaitDelay = grace
-	ownGroup(cmd)
-	as := selfIdentity()
+	ownGroup(cmd, c.As != nil)
 	if c.As != nil {
 		if err := runAs(cmd, *c.As); err != nil {
 			res.Err = err
 			return res
 		}
-		as = *c.As
 	}
 	res.Start = r.now()
 	if err := cmd.Start(); err != nil {

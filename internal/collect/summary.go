@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/coroner-dev/coroner/internal/escape"
 )
 
 // Summary says what a collect captured, what failed and what it skipped,
@@ -169,6 +171,11 @@ func (c *Capture) Lines(max int) []string {
 	}
 	list("failed", s.FailedN, s.Failed)
 	list("skipped", s.SkippedN, s.Skipped)
+	// Node errors, stderr and program names come from other users and
+	// other machines: each line is one line of plain text on a terminal.
+	for i, l := range out {
+		out[i] = escape.Line(l)
+	}
 	return out
 }
 
