@@ -172,7 +172,7 @@ func explainedFailure(idx *Index, e *facts.LogEvent) bool {
 // "an argument that has the right type but an inappropriate value",
 // NotImplementedError for what the code does not support, KeyError for a
 // key a mapping lacks, as a model's config the engine does not know;
-// engines assert their settings' combinations). Read only when no
+// engines assert their settings' combinations; a NameError, below). Read only when no
 // signature, class, step or library names a cause; its confidence is the
 // measured one (calibration.json), this the prior.
 var exceptionTypes = map[string]struct {
@@ -184,6 +184,10 @@ var exceptionTypes = map[string]struct {
 	"NotImplementedError": {CatConfig, 0.3, "something the engine does not implement for this setting, model or GPU"},
 	"AssertionError":      {CatConfig, 0.25, "an assertion of the engine's code: most often a combination of settings it does not support"},
 	"KeyError":            {CatConfig, 0.25, "a key the engine looked up and did not find: most often a model configuration or checkpoint it does not know"},
+	// Engines import optional kernels inside try/except and call them
+	// later: a name that is not defined at the call is an import that
+	// failed, a package missing or of another version.
+	"NameError": {CatDependencyMismatch, 0.3, "a name the engine's code expected to have imported: an optional kernel package missing or of another version"},
 }
 
 // reportExceptionType reports what the root failure's exception type

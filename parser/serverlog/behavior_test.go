@@ -592,3 +592,29 @@ func TestMultilineWarningStaysVisible(t *testing.T) {
 	}
 	assert.Equal(t, []int{3}, seen)
 }
+
+// Colour codes whose ESC a paste lost ("[36m"), or that a copy tool wrote
+// as "ESC[" or "^[[", hide neither the process tag nor the line after it;
+// text that only looks like one stays.
+func TestPastedColourRemnants(t *testing.T) {
+	tests := []struct {
+		line, proc string
+		typ        facts.EventType
+	}{
+		{"[36m(RayWorkerWrapper pid=95418)[0m INFO 01-14 15:48:51 ray_utils.py:183] Waiting for creating a placement group of specs for 30 seconds. specs=[{'GPU': 1.0}]. Check `ray status` to see if you have enough resources.", "RayWorkerWrapper", facts.EventPlacementWait},
+		{"ESC[36m(RayWorkerWrapper pid=95418)ESC[0m INFO 01-14 15:48:51 ray_utils.py:183] Waiting for creating a placement group of specs for 30 seconds. specs=[{'GPU': 1.0}]. Check `ray status` to see if you have enough resources.", "RayWorkerWrapper", facts.EventPlacementWait},
+		{"^[[36m(RayWorkerWrapper pid=95418)^[[0m INFO 01-14 15:48:51 ray_utils.py:183] Waiting for creating a placement group of specs for 30 seconds. specs=[{'GPU': 1.0}]. Check `ray status` to see if you have enough resources.", "RayWorkerWrapper", facts.EventPlacementWait},
+	}
+	for _, tc := range tests {
+		out, _ := parseText("server.log", tc.line+"\n", facts.KindVLLMLog)
+		require.Len(t, out.Logs, 1)
+		ev := firstEvent(out.Logs[0], tc.typ)
+		require.NotNil(t, ev, "%q: want a %s event, got %v", tc.line, tc.typ, types(out.Logs[0]))
+		assert.Contains(t, ev.Proc.Name, tc.proc)
+	}
+	out, _ := parseText("server.log", "[5m] warmup took too long\n", facts.KindServerLog)
+	require.Len(t, out.Logs, 1)
+	for _, e := range out.Logs[0].Unmatched {
+		assert.Equal(t, "[5m] warmup took too long", e.Msg)
+	}
+}

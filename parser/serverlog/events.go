@@ -87,7 +87,39 @@ func looksLikeException(b []byte) bool {
 		return false
 	}
 	return bytes.HasSuffix(head, []byte("Error")) || bytes.HasSuffix(head, []byte("Exception")) ||
-		bytes.HasSuffix(head, []byte("Interrupt")) || bytes.HasSuffix(head, []byte("Exit"))
+		bytes.HasSuffix(head, []byte("Interrupt")) || bytes.HasSuffix(head, []byte("Exit")) || qualifiedClass(head)
+}
+
+// qualifiedClass reports an exception's qualified name as Python prints it
+// for a class whose name ends in neither Error nor Exception
+// ("huggingface_hub.utils._http.OfflineModeIsEnabled",
+// "torch._dynamo.exc.FailOnRecompileLimitHit"): a lower-case module path,
+// then a CamelCase class name.
+func qualifiedClass(head []byte) bool {
+	dot := bytes.LastIndexByte(head, '.')
+	if dot <= 0 || dot+4 > len(head) || head[0] < 'a' || head[0] > 'z' {
+		return false
+	}
+	name := head[dot+1:]
+	if name[0] < 'A' || name[0] > 'Z' {
+		return false
+	}
+	lower := false
+	for _, c := range name {
+		switch {
+		case c >= 'a' && c <= 'z':
+			lower = true
+		case c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		default:
+			return false
+		}
+	}
+	for _, c := range head[:dot] {
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '.') {
+			return false
+		}
+	}
+	return lower
 }
 
 // recognize matches a message against the known lines and records what it
@@ -169,9 +201,11 @@ func (p *parser) recognized(l *line, ps *procState, bare bool) (*facts.LogEvent,
 		ev.Traceback = &facts.Traceback{ExcType: "CUDA error", ExcMsg: p.text(b), ExcLine: p.lineNo}
 		return ev, false
 	}
-	if contains(b, "killed due to memory pressure") || contains(b, "OOMKilled") {
-		// Ray's memory monitor, a container runtime: processes killed for
-		// host memory.
+	if contains(b, "killed due to memory pressure") || contains(b, "OOMKilled") || contains(b, "killed due to the node running low on memory") ||
+		contains(b, "killed by the OOM killer") || contains(b, "Failed with result 'oom-kill'") {
+		// Ray's memory monitor, a container runtime, systemd's unit report
+		// ("A process of this unit has been killed by the OOM killer."):
+		// processes killed for host memory.
 		return p.emit(ps, facts.EventKilled, facts.LevelCritical, b, map[string]any{"signal": "SIGKILL", "what": "memory"}), false
 	}
 	return nil, false

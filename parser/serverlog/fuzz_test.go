@@ -21,7 +21,7 @@ func FuzzParse(f *testing.F) {
 	more, _ = filepath.Glob("../../fixtures/corpus/h200-x*/*/server.log")
 	seeds = append(seeds, more...)
 	// Pastes: prefixes, gutters, headless tracebacks, fragments.
-	more, _ = filepath.Glob("../../fixtures/incidents/cases/*/server.log")
+	more, _ = filepath.Glob("../../fixtures/incidents*/cases/*/server.log")
 	seeds = append(seeds, more...)
 	for _, p := range seeds {
 		b, err := os.ReadFile(p)
@@ -36,6 +36,8 @@ func FuzzParse(f *testing.F) {
 	for _, c := range append(append([]lineCase{}, sglangLines...), vllmLines...) {
 		f.Add([]byte(c.line + "\n"))
 	}
+	// Colour codes a paste cut the ESC from.
+	f.Add([]byte("[36m(RayWorkerWrapper pid=1)[0m INFO 01-14 15:48:51 ray_utils.py:183] x\nESC[33m(autoscaler +2m)ESC[0m Error: y\n^[[1m[5m]\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		kind, score := Sniff("server.log", data)
 		if score < 0 || score > 100 {

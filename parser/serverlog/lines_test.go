@@ -161,6 +161,16 @@ var sglangLines = []lineCase{
 	// Ray's report of a dead actor, as pasted (a code span's backtick left on).
 	{name: "ray/actor-dead", kind: facts.KindServerLog, line: "`The actor is dead because its worker process has died. Worker exit type: SYSTEM_ERROR Worker exit detail: Worker unexpectedly exits with a connection error code 2. End of file.", typ: facts.EventWorkerDied, fields: map[string]any{"what": "ray-actor", "exit_type": "SYSTEM_ERROR"}},
 	{name: "ray/raylet-worker-died", kind: facts.KindServerLog, line: "(raylet) A worker died or was killed while executing a task by an unexpected system error. To troubleshoot the problem, check the logs for the dead worker.", typ: facts.EventWorkerDied},
+	{name: "ray/task-killed-memory", kind: facts.KindServerLog, line: "ray.exceptions.OutOfMemoryError: Task was killed due to the node running low on memory.", typ: facts.EventTraceback},
+	{name: "ray/task-killed-memory-bare", kind: facts.KindServerLog, line: "Task was killed due to the node running low on memory", typ: facts.EventKilled, fields: map[string]any{"what": "memory"}},
+	{name: "systemd/oom-killer", kind: facts.KindServerLog, line: "vllm.service: A process of this unit has been killed by the OOM killer.", typ: facts.EventKilled, fields: map[string]any{"signal": "SIGKILL"}},
+	{name: "systemd/oom-result", kind: facts.KindServerLog, line: "vllm.service: Failed with result 'oom-kill'.", typ: facts.EventKilled},
+	// Exceptions named by their module and a class name that ends in
+	// neither Error nor Exception.
+	{name: "exc/qualified-class", kind: facts.KindServerLog, line: "huggingface_hub.utils._http.OfflineModeIsEnabled: Cannot reach https://huggingface.co/api/models/bigcode/starcoder: offline mode is enabled.", typ: facts.EventTraceback, exc: "huggingface_hub.utils._http.OfflineModeIsEnabled"},
+	{name: "exc/qualified-class-dynamo", kind: facts.KindServerLog, line: "torch._dynamo.exc.FailOnRecompileLimitHit: recompile_limit reached with fullgraph=True", typ: facts.EventTraceback, exc: "torch._dynamo.exc.FailOnRecompileLimitHit"},
+	{name: "exc/module-logger-is-not", kind: facts.KindServerLog, line: "torch.distributed.elastic.multiprocessing.api: Sending process 12 closing signal SIGTERM", notType: facts.EventTraceback},
+	{name: "exc/capitalized-module-is-not", kind: facts.KindServerLog, line: "Main.Info: starting", notType: facts.EventTraceback},
 	// MPI launchers' reports of a failed process (Open MPI's help-orterun.txt).
 	{name: "mpi/detected-nonzero", kind: facts.KindServerLog, line: "mpirun detected that one or more processes exited with non-zero status, thus causing", typ: facts.EventChildFailed, fields: map[string]any{"launcher": "mpirun"}},
 	{name: "mpi/primary-job", kind: facts.KindServerLog, line: "Primary job  terminated normally, but 1 process returned", typ: facts.EventChildFailed},

@@ -170,6 +170,9 @@ func (p *parser) physical() {
 	if hasEscape(raw) {
 		p.ansi = stripANSI(p.ansi[:0], raw)
 		raw = p.ansi
+	} else if k := sgrRemnant(raw); k > 0 {
+		p.ansi = stripRemnants(p.ansi[:0], raw, k)
+		raw = p.ansi
 	}
 	for {
 		i := bytes.IndexByte(raw, '\r')
@@ -195,6 +198,48 @@ var syslogESC = []byte("#033[")
 // hasEscape reports an escape sequence, raw or as syslog wrote it.
 func hasEscape(b []byte) bool {
 	return bytes.IndexByte(b, 0x1b) >= 0 || (bytes.IndexByte(b, '#') >= 0 && bytes.Contains(b, syslogESC))
+}
+
+// sgrRemnant is the length of a colour code that lost its ESC at the start
+// of b, 0 when there is none: GitHub and chat tools drop the ESC byte of a
+// pasted log and keep the rest ("[36m(RayWorkerWrapper pid=12)[0m INFO
+// ..."), some copy tools write the byte as "ESC" or "^[".
+func sgrRemnant(b []byte) int {
+	i := 0
+	switch {
+	case len(b) > 3 && b[0] == '[' && isDigit(b[1]):
+	case has(b, "ESC["):
+		i = 3
+	case has(b, "^[["):
+		i = 2
+	default:
+		return 0
+	}
+	j := i + 1
+	for j < len(b) && j-i < 10 && (isDigit(b[j]) || b[j] == ';') {
+		j++
+	}
+	if j == i+1 || j >= len(b) || b[j] != 'm' || (j+1 < len(b) && b[j+1] == ']') {
+		// "[5m]" is a bracketed duration, not a colour.
+		return 0
+	}
+	return j + 1
+}
+
+// stripRemnants copies b without the colour code of length k at its start,
+// and without the one that closes a process tag right after it
+// ("(RayWorkerWrapper pid=12)[0m").
+func stripRemnants(dst, b []byte, k int) []byte {
+	b = b[k:]
+	if len(b) > 0 && b[0] == '(' {
+		if c := bytes.IndexByte(b[:min(len(b), 160)], ')'); c > 0 {
+			if n := sgrRemnant(b[c+1:]); n > 0 {
+				dst = append(dst, b[:c+1]...)
+				return append(dst, b[c+1+n:]...)
+			}
+		}
+	}
+	return append(dst, b...)
 }
 
 // stripANSI copies b without its CSI escape sequences.
