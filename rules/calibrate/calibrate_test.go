@@ -3,6 +3,7 @@ package calibrate
 import (
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -113,5 +114,36 @@ func TestConfidentFindingsCiteEvidence(t *testing.T) {
 				assert.True(t, cited, "%s/%s: %s at %.2f cites no line: %s", set, c.Name, f.Rule, f.Confidence, f.Message)
 			}
 		}
+	}
+}
+
+// errorLineFloors are the shares of the error-line corpus whose cause (one
+// of the two most likely) the verdict gets right, by part, below which the
+// build fails. The test part is scored, never read to develop against.
+var errorLineFloors = map[string]float64{"dev": 0.72, "test": 0.58}
+
+func TestErrorLinesAboveFloor(t *testing.T) {
+	files, err := filepath.Glob("../../fixtures/errorlines/*.yaml")
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	right, total := map[string]int{}, map[string]int{}
+	for _, f := range files {
+		cases, err := ErrorLines(f)
+		require.NoError(t, err)
+		for i := range cases {
+			c := &cases[i]
+			res, err := c.Run(rules.Options{})
+			require.NoError(t, err, c.Name)
+			total[c.Set]++
+			if c.Grade(res.Verdict).Cause {
+				right[c.Set]++
+			}
+		}
+	}
+	for part, floor := range errorLineFloors {
+		require.NotZero(t, total[part], part)
+		share := float64(right[part]) / float64(total[part])
+		t.Logf("fixtures/errorlines, %s part: cause right in %d of %d (%.0f%%)", part, right[part], total[part], 100*share)
+		assert.GreaterOrEqual(t, share, floor, "the cause share of the error lines' %s part fell below the floor", part)
 	}
 }
