@@ -46,7 +46,90 @@ func (idx *Index) PlaceFailure(l *facts.Log, e *facts.LogEvent) Placement {
 			return peer
 		}
 	}
+	if (pl.Phase == "" || pl.Phase == PhaseLaunch && pl.By == "milestone") && l != nil && !idx.milestoneBefore(l, e.Src.Line) {
+		// A paste of the failure alone: its first line is all that says
+		// "launch". The step its message names is the better guess.
+		if w, ok := wordsPlace(e); ok {
+			return w
+		}
+	}
 	return pl
+}
+
+// milestoneBefore reports a milestone of log l (a launch line, a step's
+// begin or end) at or before line: the log shows where the run was.
+func (idx *Index) milestoneBefore(l *facts.Log, line int) bool {
+	for _, e := range l.Events {
+		if _, ok := phaseOf[e.Type]; ok && e.Src.Line <= line {
+			return true
+		}
+	}
+	return false
+}
+
+// stepWords are the words by which a failure's own message names the step
+// it happened in, the most specific first (a capture names the decode it
+// runs). They are read in the message's prose only: the paths, kernel and
+// function names a message quotes (batch_prefill_with_kv_cache,
+// PagedKVCacheWrapper, .../sampling.cuda.o) name code, not the step that
+// ran it. They place a failure only when nothing else in the log does: the
+// weakest placement.
+var stepWords = []struct {
+	phase Phase
+	re    *regexp.Regexp
+}{
+	{PhaseCUDAGraphCapture, regexp.MustCompile(`(?i)\b(cuda ?graphs?|cudagraphs?|graph capture|capturing)\b`)},
+	{PhaseTorchCompile, regexp.MustCompile(`(?i)(torch\.compile|\bdynamo\b|\binductor\b)`)},
+	{PhaseKVCache, regexp.MustCompile(`(?i)\b(kv ?cache|cache blocks|memory pool|mem.fraction.static|gpu.memory.utilization)\b`)},
+	{PhaseWeightsLoading, regexp.MustCompile(`(?i)\b(load(ing)? (the )?(weights?|model|checkpoint|state dict)|checkpoints?|safetensors|shards?)\b`)},
+	{PhaseDistributedInit, regexp.MustCompile(`(?i)\b(init process group|process group|rendezvous|tcpstore|master.addr|master.port|nccl|gloo|world size)\b`)},
+	{PhaseWarmup, regexp.MustCompile(`(?i)\bwarm.?up\b`)},
+	{PhaseServing, regexp.MustCompile(`(?i)\b(requests?|prompts?|completions?|sampling|logits)\b`)},
+}
+
+// wordsPlace places a failure by the step its message names. A compiler's
+// output (a failed build) names files, not steps.
+func wordsPlace(e *facts.LogEvent) (Placement, bool) {
+	if e.Type == facts.EventJITFailed {
+		return Placement{}, false
+	}
+	text := e.Msg
+	if tb := e.Traceback; tb != nil {
+		text = tb.ExcMsg + " " + text
+	}
+	text = prose(text)
+	for _, w := range stepWords {
+		if m := w.re.FindString(text); m != "" {
+			return Placement{Phase: w.phase, By: "words", Src: e.Src,
+				Why: fmt.Sprintf("its message names the step (%q), and nothing in the log says where the run was", m)}, true
+		}
+	}
+	return Placement{}, false
+}
+
+// prose keeps the words of a message that are words: not paths, qualified
+// or snake_case names, CamelCase identifiers or key=value pairs.
+func prose(s string) string {
+	var b strings.Builder
+	for _, w := range strings.Fields(s) {
+		if strings.ContainsAny(w, "/\\_=") || strings.Contains(w, "::") || camel(w) {
+			continue
+		}
+		b.WriteString(w)
+		b.WriteByte(' ')
+	}
+	return b.String()
+}
+
+// camel reports an identifier with a capital after a lower-case letter
+// (PagedKVCache, FlashInfer).
+func camel(w string) bool {
+	for i := 1; i < len(w); i++ {
+		if w[i] >= 'A' && w[i] <= 'Z' && w[i-1] >= 'a' && w[i-1] <= 'z' {
+			return true
+		}
+	}
+	return false
 }
 
 func (idx *Index) placeFailure(l *facts.Log, e *facts.LogEvent) Placement {
