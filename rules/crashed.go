@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/coroner-dev/coroner/parser/facts"
@@ -19,7 +20,10 @@ failure lines (SGLang "Scheduler hit an exception", "Received sigquit from a
 child process", "Child process unexpectedly failed"; vLLM "EngineCore failed
 to start", "Engine core initialization failed", "Worker proc ... died
 unexpectedly", EngineDeadError), an exit by signal, or the server's processes
-missing from a process snapshot taken after the log ends.
+missing from a process snapshot taken after the log ends. A log that ends in
+error-level lines, with nothing after them that shows the run going on (no
+milestone, no INFO record), also failed there, though its exception was not
+pasted (confidence 0.6).
 
 One failure cascades: a rank raises, the engine notices, the launcher kills
 the tree, every process complains. The rule reports the root: the first
@@ -111,6 +115,36 @@ func runCrashed(p *Pass) {
 		})
 		return
 	}
+	// No failure event, but the log ends in error lines: the engine logged
+	// an error and nothing more (a logger's error where the exception was
+	// not pasted, TensorRT-LLM's and Triton's [ERROR] lines).
+	if st.Ready == nil && st.Serving == nil && st.Shutdown == nil && len(st.Alive) == 0 {
+		if errs := endingErrors(idx); len(errs) > 0 {
+			e := errs[0]
+			var ev []Evidence
+			for i, x := range errs {
+				if i < 4 {
+					ev = append(ev, Ev(x))
+				}
+			}
+			phase := idx.RunPhase()
+			if l := logOf(idx, e); l != nil {
+				if pl := idx.PlaceFailure(l, e); pl.Phase != "" {
+					phase = pl.Phase
+				}
+			}
+			p.Report(Finding{
+				Message: fmt.Sprintf("The log ends in %d error line(s), the first at %s (%s), with nothing after them that shows the run going on: it failed there, though no exception or exit was pasted.",
+					len(errs), e.Src, trimText(e.Msg, 200)),
+				Evidence:   ev,
+				Outcome:    OutcomeCrashed,
+				Phase:      phase,
+				Confidence: 0.6,
+				Remedy:     "Find the exception these errors belong to (the full log, or the failing process's own log); the cause findings below name what the error text means.",
+			})
+			return
+		}
+	}
 	// No failure in the log, but the processes are gone.
 	if st.PS == nil || len(st.Alive) > 0 || st.Ready != nil || st.Shutdown != nil || st.LastLog == nil {
 		return
@@ -129,4 +163,29 @@ func runCrashed(p *Pass) {
 		Confidence: 0.7,
 		Remedy:     "Look for the killer: `dmesg -T | grep -iE 'killed process|oom'` (host OOM), the container runtime's events (`docker inspect` OOMKilled, exit code 137), and the supervisor's log.",
 	})
+}
+
+// endingErrors are the error lines a log ends in: error-level lines after
+// its last sign of progress (a milestone or an INFO record), with no
+// progress after them, in the log the run's last activity is in.
+func endingErrors(idx *Index) []*facts.LogEvent {
+	l := idx.State.LastLog
+	if l == nil {
+		l = idx.MainLog()
+	}
+	if l == nil {
+		return nil
+	}
+	evs := append([]*facts.LogEvent(nil), l.Events...)
+	sort.SliceStable(evs, func(i, j int) bool { return evs[i].Src.Line < evs[j].Src.Line })
+	var errs []*facts.LogEvent
+	for _, e := range evs {
+		switch {
+		case e.Type == facts.EventError && e.Level.Severe():
+			errs = append(errs, e)
+		case e.Level == facts.LevelInfo && e.Type != facts.EventLine:
+			errs = errs[:0] // the run went on after it
+		}
+	}
+	return errs
 }
