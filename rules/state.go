@@ -96,6 +96,11 @@ func (idx *Index) deriveState() {
 					st.RequestFailures = append(st.RequestFailures, e)
 					continue
 				}
+				if e.Type == facts.EventEngineInitFailed && progressAfter(l, e) {
+					// "Failed to load the optional plugin", then the run went
+					// on to its next step: an error it survived.
+					continue
+				}
 				st.Failures = append(st.Failures, e)
 			}
 		}
@@ -258,6 +263,17 @@ func isWrapper(e *facts.LogEvent) bool {
 	}
 	for _, w := range wrapperExceptions {
 		if strings.Contains(text, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// progressAfter reports a milestone of the same process logged after e:
+// the process went on past the error.
+func progressAfter(l *facts.Log, e *facts.LogEvent) bool {
+	for _, o := range l.Events {
+		if _, ok := phaseOf[o.Type]; ok && o.Src.Line > e.Src.Line && o.Proc.Key() == e.Proc.Key() && o.Type != facts.EventShutdown {
 			return true
 		}
 	}
