@@ -143,7 +143,7 @@ func runFailingLibrary(p *Pass) {
 				Evidence:   []Evidence{ev},
 				Confidence: sg.Confidence,
 				Cause:      true,
-				Layer:      "library",
+				Layer:      libraryLayer(lib),
 				Signature:  lib.Library,
 				Why:        fmt.Sprintf("the failure was raised in %s's code, and no message explains it", lib.Library),
 			})
@@ -217,4 +217,12 @@ func reportExceptionType(p *Pass, root *facts.LogEvent) {
 		Signature:  t,
 		Why:        fmt.Sprintf("the failure is a %s and nothing else explains it", t),
 	})
+}
+
+// libraryLayer is the layer a library's suggestions count in.
+func libraryLayer(lib *FrameLibrary) string {
+	if lib.Fallback {
+		return LayerFallback
+	}
+	return "library"
 }

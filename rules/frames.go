@@ -47,6 +47,10 @@ type FrameLibrary struct {
 	Paths      []string     `yaml:"paths"`
 	Suggests   []Suggestion `yaml:"suggests"`
 	References []string     `yaml:"references"`
+	// Fallback marks a library whose suggestions are only a prior (a
+	// model's own code raises for many reasons): they count only when no
+	// other finding names a cause (LayerFallback).
+	Fallback bool `yaml:"fallback"`
 }
 
 // FrameWait says what a live process is doing when a frame of its stack

@@ -258,7 +258,7 @@ func TestTracebackPhase(t *testing.T) {
 		{"a model's forward alone places nothing", []facts.Frame{
 			{File: "/h/vllm/model_executor/models/llama.py", Line: 300, Func: "forward"},
 			{File: "/h/torch/nn/modules/module.py", Line: 1747, Func: "_call_impl"},
-		}, "", ""},
+		}, "", "model-code"},
 		{"Dynamo's run-time wrapper is not compile time", []facts.Frame{
 			{File: "/h/torch/_dynamo/eval_frame.py", Line: 632, Func: "_fn"},
 		}, "", "torch-inductor"},
