@@ -120,12 +120,9 @@ func runFailingLibrary(p *Pass) {
 	// The innermost library is the code that raised; the libraries further
 	// out only called it. One that suggests nothing (the rest of
 	// torch.distributed, Ray) leaves the failure unexplained, rather than
-	// handing it to a caller's library.
-	for i := len(tb.Frames) - 1; i >= 0; i-- {
-		lib := idx.Frames.libraryOf(tb.Frames[i])
-		if lib == nil {
-			continue
-		}
+	// handing it to a caller's library; a fallback one (a model's own
+	// code) yields to a library further out (innermostLibrary).
+	if lib, i := idx.Frames.innermostLibrary(tb); lib != nil {
 		if len(lib.Suggests) == 0 {
 			return
 		}
@@ -158,8 +155,18 @@ func runFailingLibrary(p *Pass) {
 // explainedFailure reports a signature or a class that says what the
 // failure, or the rest of its message, was.
 func explainedFailure(idx *Index, e *facts.LogEvent) bool {
+	exc := 0
+	if e.Traceback != nil {
+		exc = e.Traceback.ExcLine
+	}
 	for _, m := range idx.SigMatches {
-		if !m.AfterShutdown && (m.Event == e || restOf(m, e)) {
+		if m.AfterShutdown {
+			continue
+		}
+		// The same record (vLLM's "EngineCore failed to start" and its
+		// traceback are two events of one line), or its exception line.
+		same := m.Event == e || m.Event != nil && m.Event.Src == e.Src || exc > 0 && m.Src.File == e.Src.File && m.Src.Line == exc
+		if same || restOf(m, e) {
 			return true
 		}
 	}

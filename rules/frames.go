@@ -329,10 +329,28 @@ func calledNames(code string) []string {
 // InnermostLibrary returns the library of the innermost frame some library
 // owns, and that frame.
 func (m *FrameMap) InnermostLibrary(tb *facts.Traceback) (string, facts.Frame, bool) {
-	for i := len(tb.Frames) - 1; i >= 0; i-- {
-		if lib := m.LibraryOf(tb.Frames[i]); lib != "" {
-			return lib, tb.Frames[i], true
-		}
+	if lib, i := m.innermostLibrary(tb); lib != nil {
+		return lib.Library, tb.Frames[i], true
 	}
 	return "", facts.Frame{}, false
+}
+
+// innermostLibrary is the library of the innermost frame a library owns,
+// and that frame's index. A fallback library (a model's own code, which
+// every forward pass runs through) yields to a library further out: the
+// capture or the kernel library that called it says more.
+func (m *FrameMap) innermostLibrary(tb *facts.Traceback) (*FrameLibrary, int) {
+	var fb *FrameLibrary
+	at := -1
+	for i := len(tb.Frames) - 1; i >= 0; i-- {
+		lib := m.libraryOf(tb.Frames[i])
+		switch {
+		case lib == nil:
+		case !lib.Fallback:
+			return lib, i
+		case fb == nil:
+			fb, at = lib, i
+		}
+	}
+	return fb, at
 }
