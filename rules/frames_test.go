@@ -255,6 +255,18 @@ func TestTracebackPhase(t *testing.T) {
 			{File: "/opt/conda/lib/python3.10/site-packages/text_generation_server/models/flash_causal_lm.py", Line: 807, Func: "warmup"},
 			{File: "/opt/conda/lib/python3.10/site-packages/text_generation_server/models/flash_causal_lm.py", Line: 728, Func: "cuda_graph_warmup"},
 		}, PhaseCUDAGraphCapture, ""},
+		// The detokenizer works on served batches; its file's name ends in
+		// tokenizer_manager.py without being the HTTP front end's.
+		{"SGLang detokenizer (sglang-29853)", []facts.Frame{
+			{File: "/sgl-workspace/sglang/python/sglang/srt/managers/detokenizer_manager.py", Line: 440, Func: "run_detokenizer_process"},
+			{File: "/sgl-workspace/sglang/python/sglang/srt/managers/detokenizer_manager.py", Line: 150, Func: "event_loop"},
+			{File: "/sgl-workspace/sglang/python/sglang/srt/managers/detokenizer_manager.py", Line: 358, Func: "handle_batch_token_id_out"},
+		}, PhaseServing, ""},
+		{"SGLang PD decode loop (sglang-38417)", []facts.Frame{
+			{File: "python/sglang/srt/managers/scheduler.py", Line: 5770, Func: "run_scheduler_process"},
+			{File: "python/sglang/srt/managers/scheduler.py", Line: 1890, Func: "run_event_loop"},
+			{File: "python/sglang/srt/disaggregation/decode.py", Line: 2562, Func: "event_loop_overlap_disagg_decode"},
+		}, PhaseServing, ""},
 		{"a model's forward alone places nothing", []facts.Frame{
 			{File: "/h/vllm/model_executor/models/llama.py", Line: 300, Func: "forward"},
 			{File: "/h/torch/nn/modules/module.py", Line: 1747, Func: "_call_impl"},

@@ -46,6 +46,14 @@ func (idx *Index) PlaceFailure(l *facts.Log, e *facts.LogEvent) Placement {
 			return peer
 		}
 	}
+	if (pl.Phase == "" || pl.Phase == PhaseLaunch && pl.By == "milestone") && l != nil {
+		// The server answered a request with an error right after it (a
+		// 5xx access line): it failed while serving that request.
+		if r, ok := failedRequestAfter(l, e); ok {
+			return Placement{Phase: PhaseServing, By: "message", Src: r.Src,
+				Why: "the server answered a request with an error right after it (" + trimText(r.Msg, 80) + ")"}
+		}
+	}
 	if (pl.Phase == "" || pl.Phase == PhaseLaunch && pl.By == "milestone") && l != nil && !idx.milestoneBefore(l, e.Src.Line) {
 		// A paste of the failure alone: its first line is all that says
 		// "launch". The step its message names is the better guess.
@@ -299,4 +307,22 @@ func ncclPlace(e *facts.LogEvent) (Placement, bool) {
 			Why: "the collective that timed out is the group's first (SeqNum=1), run as the group is set up"}, true
 	}
 	return Placement{}, false
+}
+
+// failedRequestAfter finds an access-log line of a request answered with a
+// server error (5xx) within a few lines after e.
+func failedRequestAfter(l *facts.Log, e *facts.LogEvent) (*facts.LogEvent, bool) {
+	end := e.Src.Line + restLines
+	if e.EndLine > e.Src.Line {
+		end = e.EndLine + restLines
+	}
+	for _, r := range l.Events {
+		if r.Type != facts.EventRequest || r.Src.Line <= e.Src.Line || r.Src.Line > end {
+			continue
+		}
+		if st, ok := r.Num("status"); ok && st >= 500 {
+			return r, true
+		}
+	}
+	return nil, false
 }
