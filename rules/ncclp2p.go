@@ -53,6 +53,25 @@ func runNCCL(p *Pass) {
 		}
 	}
 	warns := idx.Events(facts.EventNCCLWarn)
+	if len(ms) == 0 && len(warns) == 0 {
+		if e := bootstrapFailure(idx); e != nil {
+			// NCCL's bootstrap could not connect its ranks' sockets: the
+			// network it picked (NCCL_SOCKET_IFNAME), not a GPU transport.
+			p.Report(Finding{
+				Title:      "NCCL's ranks could not reach each other over the network it chose for bootstrap",
+				Category:   CatConfig,
+				Message:    fmt.Sprintf("NCCL's error trace runs through its socket and bootstrap code (%s: %s): the ranks' bootstrap connections failed, before any GPU transport was set up. The usual cause is the interface NCCL picked (a link the peers cannot route to, an InfiniBand or Docker interface), a firewall, or a host name that resolves to the wrong address.", e.Src, e.Str("chain")),
+				Remedy:     "Set NCCL_SOCKET_IFNAME to the interface the nodes reach each other on (and GLOO_SOCKET_IFNAME with it), open the ports between them, and run with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET to see the address each rank binds.",
+				Evidence:   []Evidence{Ev(e)},
+				Confidence: 0.5,
+				Outcome:    OutcomeCrashed,
+				Phase:      PhaseDistributedInit,
+				Cause:      true,
+				Why:        "NCCL's bootstrap sockets failed",
+			})
+			return
+		}
+	}
 	shm := smallSHM(idx)
 	if len(ms) > 0 || len(warns) > 0 {
 		var ev []Evidence
@@ -237,4 +256,17 @@ func linkSummary(t *facts.Topology) string {
 		}
 	}
 	return fmt.Sprintf("%d GPUs, links %s", len(t.GPUs), countList(kinds))
+}
+
+// bootstrapFailure is an NCCL error trace through its bootstrap and socket
+// code (bootstrap.cc, misc/socket.cc), with no warning that names another
+// cause: the ranks could not connect to each other to begin with.
+func bootstrapFailure(idx *Index) *facts.LogEvent {
+	for _, e := range idx.Events(facts.EventNCCLError) {
+		c := e.Str("chain")
+		if strings.Contains(c, "bootstrap.cc") && strings.Contains(c, "socket.cc") {
+			return e
+		}
+	}
+	return nil
 }
