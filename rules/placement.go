@@ -88,7 +88,7 @@ var stepWords = []struct {
 }{
 	{PhaseCUDAGraphCapture, regexp.MustCompile(`(?i)\b(cuda ?graphs?|cudagraphs?|graph capture|capturing)\b`)},
 	{PhaseTorchCompile, regexp.MustCompile(`(?i)(torch\.compile|\bdynamo\b|\binductor\b)`)},
-	{PhaseKVCache, regexp.MustCompile(`(?i)\b(kv ?cache|cache blocks|memory pool|mem.fraction.static|gpu.memory.utilization)\b`)},
+	{PhaseKVCache, regexp.MustCompile(`(?i)\b(kv ?cache|cache blocks|memory pool)\b`)},
 	{PhaseWeightsLoading, regexp.MustCompile(`(?i)\b(load(ing)? (the )?(weights?|model|checkpoint|state dict)|checkpoints?|safetensors|shards?)\b`)},
 	{PhaseDistributedInit, regexp.MustCompile(`(?i)\b(init process group|process group|rendezvous|tcpstore|master.addr|master.port|nccl|gloo|world size)\b`)},
 	{PhaseWarmup, regexp.MustCompile(`(?i)\bwarm.?up\b`)},
