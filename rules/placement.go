@@ -35,7 +35,10 @@ var methodRe = regexp.MustCompile(`processing method ([A-Za-z_][A-Za-z0-9_]*)`)
 // evidence (they say which code ran); a signature that implies a phase and
 // the milestone logged before the failure come next, the later of the two
 // in the engine's order winning (an NCCL error cannot come before launch,
-// and a process that logged its capture was capturing).
+// and a process that logged its capture was capturing). Where that leaves
+// it at launch for want of anything better: what the other failures of the
+// cascade say, a request answered 5xx right after it (serving), and, in a
+// paste of the failure alone, the step its message names.
 func (idx *Index) PlaceFailure(l *facts.Log, e *facts.LogEvent) Placement {
 	pl := idx.placeFailure(l, e)
 	if pl.Phase == "" || pl.Phase == PhaseLaunch || pl.atLeast {
@@ -54,7 +57,7 @@ func (idx *Index) PlaceFailure(l *facts.Log, e *facts.LogEvent) Placement {
 				Why: "the server answered a request with an error right after it (" + trimText(r.Msg, 80) + ")"}
 		}
 	}
-	if (pl.Phase == "" || pl.Phase == PhaseLaunch && pl.By == "milestone") && l != nil && !idx.milestoneBefore(l, e.Src.Line) {
+	if (pl.Phase == "" || pl.Phase == PhaseLaunch && pl.By == "milestone") && l != nil && !milestoneBefore(l, e.Src.Line) {
 		// A paste of the failure alone: its first line is all that says
 		// "launch". The step its message names is the better guess.
 		if w, ok := wordsPlace(e); ok {
@@ -66,7 +69,7 @@ func (idx *Index) PlaceFailure(l *facts.Log, e *facts.LogEvent) Placement {
 
 // milestoneBefore reports a milestone of log l (a launch line, a step's
 // begin or end) at or before line: the log shows where the run was.
-func (idx *Index) milestoneBefore(l *facts.Log, line int) bool {
+func milestoneBefore(l *facts.Log, line int) bool {
 	for _, e := range l.Events {
 		if _, ok := phaseOf[e.Type]; ok && e.Src.Line <= line {
 			return true
