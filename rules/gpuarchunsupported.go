@@ -19,8 +19,12 @@ var archRule = &Rule{
 X does not support .target sm_120a", "sm_120 is not a supported
 architecture", "requires sm75 or higher" and the like mean that a library was
 built without code for this GPU's architecture, or that its compiler does not
-know it. The rule ties the message to the GPU's compute capability from the
-snapshots, so that the report says which GPU and which architecture.
+know it, as does PyTorch's own warning at CUDA's initialization that the GPU
+is too old for the build or of an architecture the build lacks. The rule
+ties the message to the GPU's compute capability from the snapshots, so that
+the report says which GPU and which architecture; it speaks from the
+failure, with a capability warning beside it, and from the warning alone
+when nothing failed yet.
 
 New architectures are the usual victims: SM120 (RTX 50xx, RTX PRO 6000
 Blackwell) and SM121 (GB10) need CUDA 12.8/12.9+ builds of torch, the engine's

@@ -33,8 +33,9 @@ pids or compiler CPU growing mean the build advances; the same pids with no
 CPU growth mean it is stuck.
 
 A failed build (ninja "build stopped: subcommand failed", a non-zero exit of
-nvcc/ptxas, a segfaulting cicc in the kernel log) is a crash with cause
-jit-compile.`,
+nvcc/ptxas, a segfaulting cicc in the kernel log, or the build's own output
+quoted in an engine's error: a ninja step or a compiler's command line
+logged at ERROR) is a crash with cause jit-compile.`,
 	References: []string{
 		"https://github.com/sgl-project/sglang/issues/3578",
 		"https://github.com/sgl-project/sglang/issues/4007",

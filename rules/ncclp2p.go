@@ -31,7 +31,10 @@ host shared memory (SHM, /dev/shm). Each can break:
 
 Reported as the cause when NCCL errors are logged; as a hypothesis when a
 PCIe-only topology with TP >= 2 hangs in distributed init or the first
-collective after it.`,
+collective after it. A warning that GPUs have no peer access to each other
+(TensorRT-LLM's allocator) is a hint, reported only when the run failed. An
+NCCL error trace through its socket and bootstrap code alone is the ranks
+failing to reach each other over the network NCCL picked (config).`,
 	References: []string{
 		"https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html",
 		"https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html#nccl-p2p-disable",
