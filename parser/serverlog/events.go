@@ -366,6 +366,15 @@ func (p *parser) table(l *line, ps *procState, lvl facts.Level, b []byte, bare b
 			return nil, true
 		case has(b, "All deep_gemm operations loaded successfully"):
 			return p.emit(ps, facts.EventJITEnd, lvl, b, map[string]any{"what": "deepgemm"}), false
+		case has(b, "AUTOTUNE ") && bytes.IndexByte(b, '(') > 0:
+			// Inductor's max-autotune benchmarking a kernel's choices
+			// (select_algorithm.py: "AUTOTUNE mm(8x4096, 4096x4096)"): the
+			// model is being compiled. Once per shape; the first is kept.
+			p.kbuf = append(p.kbuf[:0], "autotune|"...)
+			if p.seenKey() {
+				return nil, true
+			}
+			return p.emit(ps, facts.EventTorchCompile, lvl, b, map[string]any{"what": "autotune"}), false
 		case has(b, "Available KV cache memory:"):
 			if v, ok := numAfter(b, "memory:"); ok {
 				return p.emit(ps, facts.EventAvailableKV, lvl, b, map[string]any{"gib": v}), false

@@ -171,6 +171,9 @@ var sglangLines = []lineCase{
 	{name: "exc/qualified-class-dynamo", kind: facts.KindServerLog, line: "torch._dynamo.exc.FailOnRecompileLimitHit: recompile_limit reached with fullgraph=True", typ: facts.EventTraceback, exc: "torch._dynamo.exc.FailOnRecompileLimitHit"},
 	{name: "exc/module-logger-is-not", kind: facts.KindServerLog, line: "torch.distributed.elastic.multiprocessing.api: Sending process 12 closing signal SIGTERM", notType: facts.EventTraceback},
 	{name: "exc/capitalized-module-is-not", kind: facts.KindServerLog, line: "Main.Info: starting", notType: facts.EventTraceback},
+	// Inductor's max-autotune at work: the model is being compiled.
+	{name: "inductor/autotune", kind: facts.KindServerLog, line: "AUTOTUNE mm(8x4096, 4096x4096)", typ: facts.EventTorchCompile, fields: map[string]any{"what": "autotune"}},
+	{name: "inductor/autotune-words", kind: facts.KindServerLog, line: "AUTOTUNE is off for this run", notType: facts.EventTorchCompile},
 	// MPI launchers' reports of a failed process (Open MPI's help-orterun.txt).
 	{name: "mpi/detected-nonzero", kind: facts.KindServerLog, line: "mpirun detected that one or more processes exited with non-zero status, thus causing", typ: facts.EventChildFailed, fields: map[string]any{"launcher": "mpirun"}},
 	{name: "mpi/primary-job", kind: facts.KindServerLog, line: "Primary job  terminated normally, but 1 process returned", typ: facts.EventChildFailed},
