@@ -63,6 +63,15 @@ func (idx *Index) PlaceFailure(l *facts.Log, e *facts.LogEvent) Placement {
 		if w, ok := wordsPlace(e); ok {
 			return w
 		}
+		// The record that announced it on the same line ("Initialization
+		// failed. warmup error: Traceback ...").
+		for _, o := range l.Events {
+			if o != e && o.Src == e.Src {
+				if w, ok := wordsPlace(o); ok {
+					return w
+				}
+			}
+		}
 	}
 	return pl
 }

@@ -535,7 +535,11 @@ func (p *parser) table(l *line, ps *procState, lvl facts.Level, b []byte, bare b
 		}
 	case 'H':
 		if has(b, "Health check failed") {
-			return p.emit(ps, facts.EventError, facts.LevelError, b, map[string]any{"what": "health-check"}), false
+			// SGLang's /health: no output came back from the scheduler and
+			// detokenizer within the probe's timeout. The server still runs;
+			// it says the scheduler did not answer, as a timeout waiting on
+			// another process does, not that anything failed.
+			return p.emit(ps, facts.EventRPCTimeout, facts.LevelWarning, b, map[string]any{"what": "health-check"}), false
 		}
 	case 'I':
 		switch {
