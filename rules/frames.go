@@ -229,6 +229,30 @@ func (m *FrameMap) FramePhaseOf(f facts.Frame) (Phase, bool) {
 	return "", false
 }
 
+// MethodPhase is the phase of an engine's method named in a message (not a
+// frame: no file is known), when every entry naming it in that engine's
+// files agrees on one.
+func (m *FrameMap) MethodPhase(method string, engine facts.Engine) (Phase, bool) {
+	var ph Phase
+	for _, i := range m.byFunc[method] {
+		e := &m.Phases[i]
+		mine := false
+		for _, f := range e.Files {
+			if strings.HasPrefix(f, string(engine)+"/") {
+				mine = true
+			}
+		}
+		if !mine {
+			continue
+		}
+		if ph != "" && ph != e.Phase {
+			return "", false
+		}
+		ph = e.Phase
+	}
+	return ph, ph != ""
+}
+
 // stepOf returns the phase entry a frame matches, or nil.
 func (m *FrameMap) stepOf(f facts.Frame) *FramePhase {
 	file := strings.ReplaceAll(f.File, `\`, "/")

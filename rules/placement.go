@@ -29,7 +29,9 @@ type Placement struct {
 // methodRe finds the engine method a worker names in its exception
 // ("Exception in worker VllmWorkerProcess while processing method
 // determine_num_available_blocks").
-var methodRe = regexp.MustCompile(`processing method ([A-Za-z_][A-Za-z0-9_]*)`)
+// vLLM's engine core also names the method of an RPC to its workers that
+// timed out ("RPC call to sample_tokens timed out").
+var methodRe = regexp.MustCompile(`(?:processing method|RPC call to) ([A-Za-z_][A-Za-z0-9_]*)`)
 
 // PlaceFailure places a failure event of log l. Frames are the strongest
 // evidence (they say which code ran); a signature that implies a phase and
@@ -166,13 +168,13 @@ func (idx *Index) placeFailure(l *facts.Log, e *facts.LogEvent) Placement {
 			cut = pl
 		}
 		if m := methodRe.FindStringSubmatch(tb.ExcMsg); m != nil {
-			if ph, ok := idx.Frames.FramePhaseOf(facts.Frame{Func: m[1], File: string(l.Engine) + "/"}); ok {
+			if ph, ok := idx.methodPhase(l, m[1]); ok {
 				return Placement{Phase: ph, By: "message", Src: e.Src, Why: "raised while running " + m[1]}
 			}
 		}
 	}
 	if m := methodRe.FindStringSubmatch(e.Msg); m != nil {
-		if ph, ok := idx.Frames.FramePhaseOf(facts.Frame{Func: m[1], File: string(l.Engine) + "/"}); ok {
+		if ph, ok := idx.methodPhase(l, m[1]); ok {
 			return Placement{Phase: ph, By: "message", Src: e.Src, Why: "raised while running " + m[1]}
 		}
 	}
@@ -337,4 +339,20 @@ func failedRequestAfter(l *facts.Log, e *facts.LogEvent) (*facts.LogEvent, bool)
 		}
 	}
 	return nil, false
+}
+
+// methodPhase is the phase an engine method named in a message runs in,
+// looked up in the log's engine, or in each engine when the log does not
+// say which it is (a pasted line).
+func (idx *Index) methodPhase(l *facts.Log, method string) (Phase, bool) {
+	engines := []facts.Engine{facts.EngineVLLM, facts.EngineSGLang}
+	if l != nil && l.Engine != facts.EngineUnknown {
+		engines = []facts.Engine{l.Engine}
+	}
+	for _, en := range engines {
+		if ph, ok := idx.Frames.MethodPhase(method, en); ok {
+			return ph, true
+		}
+	}
+	return "", false
 }
