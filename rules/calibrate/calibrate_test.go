@@ -46,7 +46,7 @@ func TestTableIsCurrent(t *testing.T) {
 
 // incidentFloor is the share of fixtures/incidents fully right (outcome,
 // phase and one of the two most likely causes) below which the build fails.
-const incidentFloor = 0.80
+const incidentFloor = 0.83
 
 func TestIncidentsAboveFloor(t *testing.T) {
 	cases, err := Incidents("../../fixtures/incidents")
@@ -145,5 +145,35 @@ func TestErrorLinesAboveFloor(t *testing.T) {
 		share := float64(right[part]) / float64(total[part])
 		t.Logf("fixtures/errorlines, %s part: cause right in %d of %d (%.0f%%)", part, right[part], total[part], 100*share)
 		assert.GreaterOrEqual(t, share, floor, "the cause share of the error lines' %s part fell below the floor", part)
+	}
+}
+
+// devSetFloors are, for the other incident sets read to develop against,
+// the number of cases fully right below which the build fails (their
+// scores when the floors were set). The blind set (incidents-holdout4) is
+// left out: it is scored by hand, never tuned to.
+var devSetFloors = map[string]int{
+	"fixtures/incidents-holdout":  10,
+	"fixtures/incidents-holdout2": 14,
+	"fixtures/incidents-holdout3": 12,
+	"fixtures/incidents-new":      23,
+	"fixtures/incidents-new2":     9,
+	"fixtures/incidents-new3":     13,
+}
+
+func TestDevSetsAboveFloor(t *testing.T) {
+	for set, floor := range devSetFloors {
+		cases, err := Incidents("../../" + set)
+		require.NoError(t, err, set)
+		full := 0
+		for i := range cases {
+			res, err := cases[i].Run(rules.Options{})
+			require.NoError(t, err, cases[i].Name)
+			if cases[i].Grade(res.Verdict).Full {
+				full++
+			}
+		}
+		t.Logf("%s: %d of %d fully right", set, full, len(cases))
+		assert.GreaterOrEqual(t, full, floor, "%s: fully right fell below its floor", set)
 	}
 }
