@@ -61,7 +61,7 @@ func TestRulesList(t *testing.T) {
 	assert.Regexp(t, `(?m)^no-kernel-image\s+critical\s+gpu-arch-unsupported\s+`, out)
 	// Then the count of each category, and of the ranges read from release tags.
 	assert.Regexp(t, `(?m)^CATEGORY\s+SIGNATURES\s+CLASSES\s+VERSIONS FROM TAGS$`, out)
-	assert.Regexp(t, `(?m)^slow-storage\s+1\s+\d+\s+0$`, out) // the pack's acmefs-stale-handle
+	assert.Regexp(t, `(?m)^slow-storage\s+2\s+\d+\s+0$`, out) // the pack's acmefs-stale-handle and the builtin sglang-load-barrier-timeout
 	assert.Regexp(t, `(?m)^all\s+1\d\d\s+\d+\s+\d+$`, out)
 }
 

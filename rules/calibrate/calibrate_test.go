@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -14,7 +15,11 @@ import (
 
 // The labeled sets the built-in table is measured on, from the module
 // root (rules/calibrate is two levels down).
-var tableSets = []string{"fixtures/incidents", "rules/testdata", "fixtures"}
+// The blind set (incidents-holdout4) is not among them: measuring on it
+// would tune the confidences to it.
+var tableSets = []string{"fixtures/incidents", "fixtures/incidents-holdout", "fixtures/incidents-holdout2",
+	"fixtures/incidents-holdout3", "fixtures/incidents-new", "fixtures/incidents-new2", "fixtures/incidents-new3",
+	"rules/testdata", "fixtures"}
 
 func loadSets(t *testing.T) map[string][]Case {
 	t.Helper()
@@ -32,7 +37,7 @@ func loadSets(t *testing.T) map[string][]Case {
 }
 
 // TestTableIsCurrent: rules/calibration.json is what `coroner rules
-// calibrate fixtures/incidents rules/testdata fixtures` writes today.
+// calibrate` of tableSets writes today.
 func TestTableIsCurrent(t *testing.T) {
 	cal, err := Measure(loadSets(t), rules.Options{})
 	require.NoError(t, err)
@@ -41,7 +46,7 @@ func TestTableIsCurrent(t *testing.T) {
 	got, err := os.ReadFile("../calibration.json")
 	require.NoError(t, err)
 	assert.Equal(t, string(want)+"\n", string(got),
-		"rules/calibration.json is not current: run `go run ./cmd/coroner rules calibrate -o rules/calibration.json fixtures/incidents rules/testdata fixtures`")
+		"rules/calibration.json is not current: run `go run ./cmd/coroner rules calibrate -o rules/calibration.json "+strings.Join(tableSets, " ")+"`")
 }
 
 // incidentFloor is the share of fixtures/incidents fully right (outcome,
