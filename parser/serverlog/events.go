@@ -47,7 +47,7 @@ func inferLevel(l *line, body []byte) facts.Level {
 	if len(body) == 0 {
 		return facts.LevelNone
 	}
-	if has(body, "Traceback") || looksLikeException(body) {
+	if has(body, "Traceback") || looksLikeException(body) || toolError(body) {
 		return facts.LevelError
 	}
 	if has(body, "Warning") || has(body, "WARNING") {
@@ -88,6 +88,34 @@ func looksLikeException(b []byte) bool {
 	}
 	return bytes.HasSuffix(head, []byte("Error")) || bytes.HasSuffix(head, []byte("Exception")) ||
 		bytes.HasSuffix(head, []byte("Interrupt")) || bytes.HasSuffix(head, []byte("Exit")) || qualifiedClass(head)
+}
+
+// toolError reports the way C and C++ programs and libraries put an error
+// on stderr without a logger: "error: ...", "prog: error: ...", "rocblaslt
+// error: ...", "file.cu(12): error: ...", "fatal error: ...". The word must
+// come at the start, after at most three words of prefix, so prose that
+// mentions an error ("no error: ...", "the error: ...") in a sentence is
+// not read as one.
+func toolError(b []byte) bool {
+	b = bytes.TrimLeft(b, " \t")
+	k := bytes.Index(b[:min(len(b), 96)], []byte("rror: "))
+	if k < 1 || (b[k-1] != 'e' && b[k-1] != 'E') {
+		return false
+	}
+	head := b[:k-1]
+	if len(head) > 0 && head[len(head)-1] != ' ' && head[len(head)-1] != ':' {
+		return false // "SomeError: ..." is an exception, read elsewhere
+	}
+	if bytes.Count(head, []byte(" ")) > 3 {
+		return false
+	}
+	switch w := bytes.ToLower(bytes.TrimRight(head, ": ")); {
+	case len(w) == 0:
+		return true
+	case bytes.HasSuffix(w, []byte("no")), bytes.HasSuffix(w, []byte("the")), bytes.HasSuffix(w, []byte("an")), bytes.HasSuffix(w, []byte("without")):
+		return false
+	}
+	return true
 }
 
 // qualifiedClass reports an exception's qualified name as Python prints it
@@ -177,6 +205,14 @@ func (p *parser) recognized(l *line, ps *procState, bare bool) (*facts.LogEvent,
 			return ev, false
 		}
 	}
+	if l.level == facts.LevelNone {
+		// A line without a logger's level, which inferLevel may have
+		// called an error by its words: the C runtime's and the CUDA
+		// check macros' own reports say more than that.
+		if ev := p.bareReport(ps, b); ev != nil {
+			return ev, false
+		}
+	}
 	if lvl.Severe() && !nativeFrame(b) {
 		if startFailed(b) {
 			// A component saying that it could not start: the run ends here
@@ -190,15 +226,7 @@ func (p *parser) recognized(l *line, ps *procState, bare bool) (*facts.LogEvent,
 		}
 		return p.emit(ps, facts.EventError, lvl, b, nil), false
 	}
-	if aborted(b) {
-		return p.emit(ps, facts.EventKilled, facts.LevelCritical, b, map[string]any{"signal": "abort"}), false
-	}
-	if cudaCheck(b) {
-		// A CUDA check macro's report (vLLM's CUDACHECK "Failed: Cuda
-		// error file:line 'msg'", flashinfer's "CUDA Error: msg (code)
-		// file: line N"): the library exits or throws right after.
-		ev := p.emit(ps, facts.EventTraceback, facts.LevelError, b, map[string]any{"headless": true, "what": "cuda-check"})
-		ev.Traceback = &facts.Traceback{ExcType: "CUDA error", ExcMsg: p.text(b), ExcLine: p.lineNo}
+	if ev := p.bareReport(ps, b); ev != nil {
 		return ev, false
 	}
 	if contains(b, "killed due to memory pressure") || contains(b, "OOMKilled") || contains(b, "killed due to the node running low on memory") ||
@@ -209,6 +237,22 @@ func (p *parser) recognized(l *line, ps *procState, bare bool) (*facts.LogEvent,
 		return p.emit(ps, facts.EventKilled, facts.LevelCritical, b, map[string]any{"signal": "SIGKILL", "what": "memory"}), false
 	}
 	return nil, false
+}
+
+// bareReport reads what the C runtime, MPI and the CUDA check macros print
+// on their own: an abort, or a CUDA error the library exits or throws on.
+func (p *parser) bareReport(ps *procState, b []byte) *facts.LogEvent {
+	if aborted(b) {
+		return p.emit(ps, facts.EventKilled, facts.LevelCritical, b, map[string]any{"signal": "abort"})
+	}
+	if cudaCheck(b) {
+		// vLLM's CUDACHECK "Failed: Cuda error file:line 'msg'",
+		// flashinfer's "CUDA Error: msg (code) file: line N".
+		ev := p.emit(ps, facts.EventTraceback, facts.LevelError, b, map[string]any{"headless": true, "what": "cuda-check"})
+		ev.Traceback = &facts.Traceback{ExcType: "CUDA error", ExcMsg: p.text(b), ExcLine: p.lineNo}
+		return ev
+	}
+	return nil
 }
 
 // startFailed reports an error line that says something could not start:

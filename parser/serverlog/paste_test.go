@@ -77,6 +77,26 @@ func TestPastedPrefixes(t *testing.T) {
 
 // A launch command, a line that names a line, and a stop are no job that a
 // signal ended.
+// The error word opens a line a program wrote; in a sentence it is prose.
+func TestToolError(t *testing.T) {
+	cases := []struct {
+		line string
+		want bool
+	}{
+		{"rocblaslt error: Could not load /x/TensileLibrary_lazy_gfx942.dat", true},
+		{"/tmp/tmps1rkq3y3/main.c:5:10: fatal error: Python.h: No such file or directory", true},
+		{"error: subprocess-exited-with-error", true},
+		{"  error: command '/usr/local/cuda/bin/nvcc' failed with exit code 1", true},
+		{"The request returned no error: the batch was empty", false},
+		{"Please check the error: it names the port that is taken", false},
+		{"Model 'tensorrt_llm' loading failed with error: version 1 is at UNAVAILABLE state", false},
+		{"RuntimeError: CUDA error: out of memory", false}, // an exception, read as one
+	}
+	for _, c := range cases {
+		assert.Equal(t, c.want, toolError([]byte(c.line)), c.line)
+	}
+}
+
 func TestShellJobDied(t *testing.T) {
 	for _, c := range []struct {
 		line string
@@ -183,6 +203,15 @@ func TestOtherFormats(t *testing.T) {
 		{"Triton's model load failure quoting TensorRT-LLM's error tag",
 			"Model 'tensorrt_llm' loading failed with error: version 1 is at UNAVAILABLE state: Internal: unexpected error when creating modelInstanceState: [TensorRT-LLM][ERROR] CUDA runtime error in ::cudaMallocAsync(ptr, n, mCudaStream->get()): out of memory (/app/tensorrt_llm/cpp/tensorrt_llm/runtime/tllmBuffers.h:112)",
 			facts.EventEngineInitFailed, facts.LevelError, "Model 'tensorrt_llm' loading failed"},
+		{"a C++ library's own error on stderr (hipBLASLt, no logger)",
+			"rocblaslt error: Could not load /home/hotaisle/miniforge3/envs/vllm/lib/python3.11/site-packages/torch/lib/hipblaslt/library/TensileLibrary_lazy_gfx942.dat",
+			facts.EventError, facts.LevelError, "rocblaslt error: Could not load"},
+		{"a compiler's error after its file:line:col",
+			"/tmp/tmps1rkq3y3/main.c:5:10: fatal error: Python.h: No such file or directory",
+			facts.EventError, facts.LevelError, "/tmp/tmps1rkq3y3/main.c:5:10: fatal error"},
+		{"a program's name, then its error (the NVIDIA container runtime)",
+			"nvidia-container-cli: requirement error: unsatisfied condition: cuda>=12.4, please update your driver to a newer version, or use an earlier cuda container: unknown",
+			facts.EventError, facts.LevelError, "nvidia-container-cli: requirement error"},
 		{"MPI's abort banner",
 			"*** MPI_ERRORS_ARE_FATAL (processes in this communicator will now abort,",
 			facts.EventKilled, facts.LevelCritical, "*** MPI_ERRORS_ARE_FATAL"},
