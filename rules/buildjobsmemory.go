@@ -94,7 +94,7 @@ func runBuildJobsMemory(p *Pass) {
 			Evidence:   ev,
 			Confidence: 0.35,
 			Cause:      true,
-			Layer:      "prior",
+			Layer:      LayerPrior,
 			Why:        "a prior from the configuration: the build's jobs cannot fit in memory",
 		})
 		return

@@ -313,6 +313,14 @@ func firstSrc(f Finding) string {
 // another finding names a cause.
 const LayerFallback = "type"
 
+// LayerLibrary marks what the library owning the failing frames suggests;
+// LayerPrior a prior from the hardware and configuration (a build's jobs
+// against host memory). Both rank like a rule's own reasoning.
+const (
+	LayerLibrary = "library"
+	LayerPrior   = "prior"
+)
+
 // withoutFallbacks drops the fallback findings when another finding names a
 // cause: a rule's own reasoning, a signature or a class says more than a
 // type.

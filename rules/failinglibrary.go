@@ -231,5 +231,5 @@ func libraryLayer(lib *FrameLibrary) string {
 	if lib.Fallback {
 		return LayerFallback
 	}
-	return "library"
+	return LayerLibrary
 }

@@ -45,7 +45,7 @@ type keyRef struct{ root, key string }
 
 var (
 	keyedRoots = []string{"settings", "env", "versions"}
-	citedRoots = []string{"gpus", "procs", "disks", "state", "log", "event", "engine", "version"}
+	citedRoots = []string{"gpus", "procs", "disks", "memory", "topology", "state", "log", "event", "engine", "version"}
 	itemFuncs  = []string{"any", "all", "one", "filter", "count", "find", "findLast"}
 )
 
@@ -224,6 +224,10 @@ func (p *program) cites(e *env) []rules.Evidence {
 			ev = v.stateSrc
 		case "log", "engine", "version":
 			ev = v.logSrc
+		case "memory":
+			ev = v.memSrc
+		case "topology":
+			ev = v.topoSrc
 		case "event":
 			if v.Event.fact != nil {
 				ev = rules.Ev(v.Event.fact)

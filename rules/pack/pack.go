@@ -57,7 +57,14 @@ type Info struct {
 var idRE = regexp.MustCompile(`^[a-z][a-z0-9]*(-[a-z0-9]+)*$`)
 
 var ruleFields = []string{"id", "title", "doc", "severity", "category", "confidence", "remedy", "references",
-	"needs", "outcome", "phase", "cause", "match", "when", "message"}
+	"needs", "outcome", "phase", "cause", "layer", "match", "when", "message"}
+
+// layers are the layers of diagnosis a pack rule can take part in (README
+// "How coroner decides"): its own reasoning (""), a class of errors, the
+// failing library, a prior from hardware and configuration, and the
+// fallback that counts only when nothing else names a cause.
+var layers = map[string]string{"class": rules.LayerClass, "library": rules.LayerLibrary, "prior": rules.LayerPrior,
+	"fallback": rules.LayerFallback}
 
 var matchFields = []string{"type", "msg", "fields", "signature"}
 
@@ -314,6 +321,15 @@ func (p *Pack) rule(d *dec, n ast.Node) *ruleDef {
 			if b && r.Category == "" {
 				d.errf(v, "%s: a cause needs a category", what)
 			}
+		}
+	}
+	if s, at := get("layer"); at != nil {
+		if l, ok := layers[s]; !ok {
+			d.errf(at, "%s: layer %q is not one of class, library, prior, fallback", what, s)
+		} else if !def.cause {
+			d.errf(at, "%s: a layer ranks a cause; this rule names none", what)
+		} else {
+			def.layer, def.layerName = l, s
 		}
 	}
 	if v, ok := fs["match"]; ok {

@@ -504,3 +504,94 @@ RuntimeError: CUDA error: operation not permitted when stream is capturing
 	require.Len(t, res.Findings, 1, "%+v", res.Inconclusive)
 	assert.Equal(t, "RuntimeError in cuda-graph, cuda-graph-capture", res.Findings[0].Message)
 }
+
+// A pack rule can be a prior: it reads the host's memory and the GPU
+// topology as the built-in priors do, and cites them. The bundle is the
+// real 2 x H200 capture (NVLink, 252 GiB) with a log whose failure names no
+// cause of its own.
+func TestPackRuleAtThePriorLayer(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"topo.txt", "00-idle/meminfo.txt"} {
+		data, err := os.ReadFile(filepath.Join("../../fixtures/corpus/h200-x2", name))
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(dir, filepath.Base(name)), data, 0o644))
+	}
+	// vllm-project/vllm#4653, as pasted: the worker's RPC fails, nothing says why.
+	log := "ERROR 05-07 13:02:07 worker_base.py:145] Error executing method init_device. This might cause deadlock in distributed execution.\n"
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "server.log"), []byte(log), 0o644))
+	f, err := parser.Parse([]string{dir}, parser.Options{})
+	require.NoError(t, err)
+	pk, err := Parse([]byte(`rules:
+  - id: acme-nvlink-big-host
+    title: our NVLink hosts with room in memory fail on the fabric manager first
+    doc: d
+    category: nccl-p2p
+    layer: prior
+    confidence: 0.3
+    when: topology.nvlink and memory.total_gib > 200 and len(events("error")) > 0
+    message: 'NVLink ({{ topology.links }}) and {{ memory.total_gib }} GiB'
+  - id: acme-any-failure-is-config
+    title: a failure nothing else explains is our config
+    doc: d
+    category: config
+    layer: fallback
+    when: len(events("error")) > 0
+`), "t.yaml")
+	require.NoError(t, err)
+	set, err := New(pk)
+	require.NoError(t, err)
+	res := rules.Run(f, rules.Options{Rules: set.PackRules()})
+	var prior *rules.Finding
+	for i := range res.Findings {
+		if res.Findings[i].Rule == "acme-nvlink-big-host" {
+			prior = &res.Findings[i]
+		}
+	}
+	require.NotNil(t, prior, "%+v", res.Findings)
+	assert.Contains(t, prior.Message, "NVLink ([NV18]) and 251.")
+	assert.Contains(t, prior.Why, "layer prior")
+	var cited []string
+	for _, e := range prior.Evidence {
+		cited = append(cited, e.Src.File)
+	}
+	assert.Subset(t, cited, []string{"topo.txt", "meminfo.txt"})
+	for _, c := range res.Verdict.Causes {
+		assert.NotEqual(t, rules.CatConfig, c.Category, "the fallback counts only when nothing else names a cause")
+	}
+
+	// Alone, the fallback names the cause.
+	pk, err = Parse([]byte(`rules:
+  - id: acme-any-failure-is-config
+    title: a failure nothing else explains is our config
+    doc: d
+    category: config
+    layer: fallback
+    when: len(events("error")) > 0
+`), "t.yaml")
+	require.NoError(t, err)
+	set, err = New(pk)
+	require.NoError(t, err)
+	res = rules.Run(f, rules.Options{Rules: set.PackRules()})
+	require.NotEmpty(t, res.Verdict.Causes)
+	assert.Equal(t, rules.CatConfig, res.Verdict.Causes[0].Category)
+}
+
+func TestPackLayerErrors(t *testing.T) {
+	_, err := Parse([]byte(`rules:
+  - id: a-rule
+    title: t
+    doc: d
+    category: config
+    layer: hunch
+    when: state.failed
+  - id: b-rule
+    title: t
+    doc: d
+    cause: false
+    layer: prior
+    when: state.failed
+`), "t.yaml")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `t.yaml:6:12: rule a-rule: layer "hunch" is not one of class, library, prior, fallback`)
+	assert.Contains(t, err.Error(), "t.yaml:12:12: rule b-rule: a layer ranks a cause; this rule names none")
+}

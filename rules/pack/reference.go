@@ -18,6 +18,9 @@ const Reference = `Rule packs (--rules FILE): YAML, loaded without recompiling.
       confidence: 0.5    (0, 1], default 0.5
       cause: true        the finding names a cause of the outcome (default: true
                          when a category is given); false for policy checks
+      layer: prior       the layer of diagnosis the cause counts in (optional):
+                         class, library, prior, or fallback (counted only when
+                         no other finding names a cause)
       outcome: crashed   optional claim on the verdict (ready, in-progress, hung,
       phase: ...           crashed, slow, unknown) and the phase it happened in
       remedy: ...
@@ -69,6 +72,11 @@ The view:
                              args, server (a live inference-server process),
                              file, line
   disks             list     df: mount, fs, type, size_gib, avail_gib, used_pct
+  memory            record   the latest meminfo or free: total_gib,
+                             available_gib (-1 when unknown), file, line
+  topology          record   nvidia-smi topo -m: nvlink (any two GPUs on
+                             NVLink), links (the kinds between distinct GPUs:
+                             NV18, PIX, PXB, PHB, NODE, SYS), file, line
   state             record   ready, failed, alive, shutdown (bool); workers,
                              probes_ok, probes_failed (int); silence_s (seconds
                              the logs were silent before the latest evidence);

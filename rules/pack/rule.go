@@ -26,6 +26,8 @@ type ruleDef struct {
 	outcome    rules.Outcome
 	phase      rules.Phase
 	cause      bool
+	// layer is the rules.Layer* value, layerName as the pack wrote it.
+	layer, layerName string
 
 	matchText, whenText, messageText string
 }
@@ -192,7 +194,11 @@ func (d *ruleDef) run(p *rules.Pass) {
 		Outcome:    d.outcome,
 		Phase:      d.phase,
 		Cause:      d.cause,
+		Layer:      d.layer,
 		Why:        fmt.Sprintf("the pack rule %s (%s) holds", d.rule.ID, d.where),
+	}
+	if d.layerName != "" {
+		f.Why = fmt.Sprintf("the pack rule %s (%s, layer %s) holds", d.rule.ID, d.where, d.layerName)
 	}
 	if f.Outcome != "" && f.Phase == "" {
 		f.Phase = p.Index.RunPhase()

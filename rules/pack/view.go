@@ -25,6 +25,8 @@ type View struct {
 	GPUs     []GPU             `expr:"gpus"`
 	Procs    []Proc            `expr:"procs"`
 	Disks    []Disk            `expr:"disks"`
+	Memory   Memory            `expr:"memory"`
+	Topology Topology          `expr:"topology"`
 	State    State             `expr:"state"`
 	Log      Log               `expr:"log"`
 	// Event is the matched event and Matches how many events matched, in
@@ -40,6 +42,8 @@ type View struct {
 	procSrc    rules.Evidence
 	stateSrc   rules.Evidence
 	logSrc     rules.Evidence
+	memSrc     rules.Evidence
+	topoSrc    rules.Evidence
 	idx        *rules.Index
 	// eventsOf caches events(...) by its arguments: a rule with match
 	// evaluates its when once per matched event.
@@ -87,6 +91,25 @@ type Disk struct {
 	UsedPct  float64 `expr:"used_pct"`
 	File     string  `expr:"file"`
 	Line     int     `expr:"line"`
+}
+
+// Memory is the host's memory from the latest /proc/meminfo or free
+// capture. Unknown numbers are -1.
+type Memory struct {
+	TotalGiB     float64 `expr:"total_gib"`
+	AvailableGiB float64 `expr:"available_gib"`
+	File         string  `expr:"file"`
+	Line         int     `expr:"line"`
+}
+
+// Topology is the GPU interconnect from `nvidia-smi topo -m`: whether any
+// two GPUs share NVLink, and the kinds of link between distinct GPUs (NV18,
+// PIX, PXB, PHB, NODE, SYS), sorted.
+type Topology struct {
+	NVLink bool     `expr:"nvlink"`
+	Links  []string `expr:"links"`
+	File   string   `expr:"file"`
+	Line   int      `expr:"line"`
 }
 
 // State is the run's condition before any reasoning about causes.
@@ -147,6 +170,8 @@ func newView(idx *rules.Index) *View {
 		GPUs:       []GPU{},
 		Procs:      []Proc{},
 		Disks:      []Disk{},
+		Memory:     Memory{TotalGiB: -1, AvailableGiB: -1},
+		Topology:   Topology{Links: []string{}},
 		settingSrc: map[string]rules.Evidence{},
 		envSrc:     map[string]rules.Evidence{},
 		versionSrc: map[string]rules.Evidence{},
@@ -217,6 +242,8 @@ func newView(idx *rules.Index) *View {
 		}
 		v.Disks = append(v.Disks, dk)
 	}
+	v.memory()
+	v.topology()
 	st := &idx.State
 	v.State = State{
 		Ready: st.Ready != nil, Failed: st.Failed(), Alive: len(st.Alive) > 0, Shutdown: st.Shutdown != nil,
@@ -271,6 +298,51 @@ func (v *View) gpus() {
 		g := v.GPUs[0]
 		v.gpuSrc = rules.Evidence{Src: facts.Source{File: g.File, Line: g.Line}, Text: fmt.Sprintf("GPU %d: %s", g.Index, g.Name)}
 	}
+}
+
+func (v *View) memory() {
+	mems := v.idx.Facts.Memory
+	if len(mems) == 0 {
+		return
+	}
+	m := mems[len(mems)-1]
+	for _, x := range mems {
+		if x.At.After(m.At) {
+			m = x
+		}
+	}
+	var text []string
+	if m.TotalKB.OK {
+		v.Memory.TotalGiB = gib(int64(m.TotalKB.V))
+		text = append(text, fmt.Sprintf("total %.1f GiB", v.Memory.TotalGiB))
+	}
+	if m.AvailKB.OK {
+		v.Memory.AvailableGiB = gib(int64(m.AvailKB.V))
+		text = append(text, fmt.Sprintf("available %.1f GiB", v.Memory.AvailableGiB))
+	}
+	v.Memory.File, v.Memory.Line = m.Src.File, m.Src.Line
+	v.memSrc = rules.Evidence{Src: m.Src, Text: "host memory: " + strings.Join(text, ", ")}
+}
+
+func (v *View) topology() {
+	topos := v.idx.Facts.Topo
+	if len(topos) == 0 {
+		return
+	}
+	t := topos[len(topos)-1]
+	seen := map[string]bool{}
+	for i, row := range t.Links {
+		for j, l := range row {
+			if i != j && l != "" && l != "X" && !seen[l] {
+				seen[l] = true
+				v.Topology.Links = append(v.Topology.Links, l)
+			}
+		}
+	}
+	sort.Strings(v.Topology.Links)
+	v.Topology.NVLink = t.NVLinked()
+	v.Topology.File, v.Topology.Line = t.Src.File, t.Src.Line
+	v.topoSrc = rules.Evidence{Src: t.Src, Text: fmt.Sprintf("GPU topology of %d GPU(s): %s", len(t.GPUs), strings.Join(v.Topology.Links, ", "))}
 }
 
 func (v *View) procs() {
