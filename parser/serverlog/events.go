@@ -47,7 +47,9 @@ func inferLevel(l *line, body []byte) facts.Level {
 	if len(body) == 0 {
 		return facts.LevelNone
 	}
-	if has(body, "Traceback") || looksLikeException(body) || toolError(body) {
+	if has(body, "Traceback") || looksLikeException(body) || (l.kind == hdrNone && toolError(body)) {
+		// toolError only where no logger wrote the line: a C or C++
+		// program's own stderr.
 		return facts.LevelError
 	}
 	if has(body, "Warning") || has(body, "WARNING") {

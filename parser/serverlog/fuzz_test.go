@@ -38,6 +38,9 @@ func FuzzParse(f *testing.F) {
 	}
 	// Colour codes a paste cut the ESC from.
 	f.Add([]byte("[36m(RayWorkerWrapper pid=1)[0m INFO 01-14 15:48:51 ray_utils.py:183] x\nESC[33m(autoscaler +2m)ESC[0m Error: y\n^[[1m[5m]\n"))
+	// IPython's traceback form, and one cut inside a frame line.
+	f.Add([]byte("OutOfMemoryError                          Traceback (most recent call last)\nCell In[3], line 1\n----> 1 llm = LLM(m)\n\nFile ~/x/llm.py:93, in LLM.__init__(self, model)\n     92 a\n---> 93 b\n\nOutOfMemoryError: CUDA out of memory.\n"))
+	f.Add([]byte("RuntimeError   Traceback (most recent call last)\n/x/w.py in f(\n---> \nFile :, in (\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		kind, score := Sniff("server.log", data)
 		if score < 0 || score > 100 {

@@ -305,3 +305,70 @@ func TestBenchmarkResults(t *testing.T) {
 		assert.InDelta(t, c.value, got, 1e-9, c.line)
 	}
 }
+
+// IPython's (Jupyter's) traceback, where vLLM's offline LLM is often run:
+// its header has the type and no colon, frames are "File PATH:LINE, in
+// FUNC(ARGS)" (IPython 8) or "PATH in FUNC(ARGS)" (IPython 7), numbered
+// source lines with an arrow at the call. Built from IPython's ultratb
+// format around a vLLM 0.2 call chain (llm.py -> llm_engine.py ->
+// worker.py), the exception as torch words it.
+func TestIPythonTraceback(t *testing.T) {
+	cases := []struct {
+		name, log string
+		frames    []facts.Frame
+	}{
+		{"IPython 8", `INFO 08-25 12:31:29 llm_engine.py:70] Initializing an LLM engine with config: model='meta-llama/Llama-2-13b-chat-hf', tensor_parallel_size=4, seed=0)
+---------------------------------------------------------------------------
+OutOfMemoryError                          Traceback (most recent call last)
+Cell In[3], line 1
+----> 1 llm = LLM(model="meta-llama/Llama-2-13b-chat-hf", tensor_parallel_size=4, dtype="float16")
+
+File ~/miniconda3/envs/vllm/lib/python3.10/site-packages/vllm/entrypoints/llm.py:93, in LLM.__init__(self, model, tokenizer, tokenizer_mode, trust_remote_code, tensor_parallel_size, dtype, seed, **kwargs)
+     79 engine_args = EngineArgs(
+     80     model=model,
+   (...)
+     91     **kwargs,
+     92 )
+---> 93 self.llm_engine = LLMEngine.from_engine_args(engine_args)
+
+File ~/miniconda3/envs/vllm/lib/python3.10/site-packages/vllm/worker/worker.py:67, in Worker.init_model(self)
+     66 self.model = get_model(self.model_config)
+---> 67 self.model.load_weights(self.model_config.model)
+
+OutOfMemoryError: CUDA out of memory. Tried to allocate 270.00 MiB (GPU 0; 15.77 GiB total capacity; 14.90 GiB already allocated)
+`, []facts.Frame{{File: "<cell>", Line: 1, Func: "<module>"},
+			{File: "~/miniconda3/envs/vllm/lib/python3.10/site-packages/vllm/entrypoints/llm.py", Line: 93, Func: "__init__", Code: "self.llm_engine = LLMEngine.from_engine_args(engine_args)"},
+			{File: "~/miniconda3/envs/vllm/lib/python3.10/site-packages/vllm/worker/worker.py", Line: 67, Func: "init_model", Code: "self.model.load_weights(self.model_config.model)"}}},
+		{"IPython 7", `---------------------------------------------------------------------------
+OutOfMemoryError                          Traceback (most recent call last)
+<ipython-input-3-5d3f1c0a9b2e> in <module>
+----> 1 llm = LLM(model="meta-llama/Llama-2-13b-chat-hf", tensor_parallel_size=4, dtype="float16")
+
+/usr/local/lib/python3.8/dist-packages/vllm/worker/worker.py in init_model(self)
+     65         self.model = get_model(self.model_config)
+---> 67         self.model.load_weights(self.model_config.model)
+
+OutOfMemoryError: CUDA out of memory. Tried to allocate 270.00 MiB (GPU 0; 15.77 GiB total capacity; 14.90 GiB already allocated)
+`, []facts.Frame{{File: "<cell>", Func: "<module>", Line: 1},
+			{File: "/usr/local/lib/python3.8/dist-packages/vllm/worker/worker.py", Line: 67, Func: "init_model", Code: "self.model.load_weights(self.model_config.model)"}}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out, _ := parseText("x.log", c.log, facts.KindServerLog)
+			tbs := out.Logs[0].EventsOf(facts.EventTraceback)
+			require.Len(t, tbs, 1)
+			tb := tbs[0].Traceback
+			assert.Equal(t, "OutOfMemoryError", tb.ExcType)
+			assert.True(t, strings.HasPrefix(tb.ExcMsg, "CUDA out of memory. Tried to allocate 270.00 MiB"), tb.ExcMsg)
+			for i := range tb.Frames {
+				tb.Frames[i].Code = strings.TrimSpace(tb.Frames[i].Code)
+			}
+			c.frames[0].Code = `llm = LLM(model="meta-llama/Llama-2-13b-chat-hf", tensor_parallel_size=4, dtype="float16")`
+			assert.Equal(t, c.frames, tb.Frames)
+			require.NotNil(t, firstEvent(out.Logs[0], facts.EventOOM), "the exception's own events: %v", types(out.Logs[0]))
+		})
+	}
+	// The header alone is no traceback in prose.
+	assert.False(t, ipyHead([]byte("see the Traceback (most recent call last)")))
+	assert.True(t, ipyHead([]byte("KeyboardInterrupt                         Traceback (most recent call last)")))
+}

@@ -361,6 +361,12 @@ func (p *parser) handle(l *line) []byte {
 		p.tbStart(l, ps, bare, nil)
 		return nil
 	}
+	if ipyHead(body) {
+		st := p.tbStart(l, ps, bare, nil)
+		st.ipython = true
+		st.ev.Msg = p.text(bytes.TrimSpace(body))
+		return nil
+	}
 	if isFrameLine(body) {
 		// A traceback whose header is not in the log: a paste that starts
 		// mid-stack, or a ring buffer that cut it.

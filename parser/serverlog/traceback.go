@@ -32,7 +32,9 @@ type tbState struct {
 	// bare tracebacks continue on unprefixed lines; the others on lines of
 	// the same process with the same kind of header (vLLM repeats it).
 	bare bool
-	kind hdrKind
+	// ipython is set for IPython's (Jupyter's) form of a traceback.
+	ipython bool
+	kind    hdrKind
 	// startHdr is the header of the line that opened it.
 	startHdr []byte
 	// the first frames, and the last ones in a ring
@@ -118,6 +120,9 @@ func (p *parser) tbFeed(st *tbState, l *line, ps *procState) bool {
 	trim := bytes.TrimSpace(body)
 	switch st.phase {
 	case tbFrames:
+		if st.ipython && p.ipyLine(st, body, trim) {
+			break
+		}
 		switch {
 		case bytes.HasPrefix(trim, tbFile):
 			p.tbFrame(st, trim)
@@ -213,12 +218,7 @@ func (p *parser) tbFrame(st *tbState, b []byte) {
 	if k := bytes.Index(rest, []byte(", in ")); k >= 0 {
 		f.Func = p.text(rest[k+5:])
 	}
-	if st.nf < facts.MaxOuterFrames {
-		st.outer[st.nf] = f
-	} else {
-		st.frames[(st.nf-facts.MaxOuterFrames)%len(st.frames)] = f
-	}
-	st.nf++
+	st.addFrame(f)
 }
 
 // tbCode keeps the source line under the last frame read.
