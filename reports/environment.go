@@ -10,6 +10,7 @@ import (
 
 	"github.com/coroner-dev/coroner/internal/envpolicy"
 	"github.com/coroner-dev/coroner/parser/facts"
+	"github.com/coroner-dev/coroner/rules"
 )
 
 // Environment is what the run ran on and with. Every value cites the file and
@@ -59,59 +60,21 @@ func (e Environment) empty() bool {
 	return len(e.GPUs)+len(e.Software)+len(e.ServerArgs)+len(e.EnvVars)+len(e.System) == 0
 }
 
-func buildEnvironment(f *facts.Facts) Environment {
-	env := Environment{GPUs: gpuGroups(f), Software: software(f), ServerArgs: serverArgs(f), EnvVars: envVars(f), System: system(f)}
-	for _, l := range f.Logs {
-		if l.Engine != facts.EngineUnknown {
-			env.Engine = string(l.Engine)
-			break
-		}
+func buildEnvironment(f *facts.Facts, idx *rules.Index) Environment {
+	env := Environment{GPUs: []GPUGroup{}, Software: software(f), ServerArgs: serverArgs(f), EnvVars: envVars(f), System: system(f)}
+	if idx != nil { // nil for a report of sources only
+		env.GPUs, env.Engine = gpuGroups(idx.Inventory()), string(idx.Engine())
 	}
 	return env
 }
 
-// gpuGroups describes the GPUs of one snapshot per node: the one listing
-// the most GPUs, preferring formats that name the compute capability, then
-// the latest. Several snapshots of one machine would only repeat it; the
-// nodes of a bundle of several add theirs.
-func gpuGroups(f *facts.Facts) []GPUGroup {
-	best := map[string]*facts.GPUSnapshot{}
-	var hosts []string
-	score := func(s *facts.GPUSnapshot) (int, int) {
-		cc := 0
-		for _, g := range s.GPUs {
-			if g.CC != "" {
-				cc++
-			}
-		}
-		return len(s.GPUs), cc
-	}
-	for _, s := range f.GPUs {
-		if len(s.GPUs) == 0 {
-			continue
-		}
-		b := best[s.Host]
-		if b == nil {
-			best[s.Host] = s
-			hosts = append(hosts, s.Host)
-			continue
-		}
-		n, cc := score(s)
-		bn, bcc := score(b)
-		if n > bn || n == bn && (cc > bcc || cc == bcc && s.At.After(b.At)) {
-			best[s.Host] = s
-		}
-	}
+// gpuGroups sums up the bundle's GPUs (the rules' inventory: every
+// snapshot, else nvidia-smi -L and environment reports) as groups of one
+// model, capability and memory, in inventory order.
+func gpuGroups(inv []rules.GPUInfo) []GPUGroup {
 	out := []GPUGroup{}
-	var gpus []*facts.GPU
-	for _, h := range hosts {
-		gpus = append(gpus, best[h].GPUs...)
-	}
-	for _, g := range gpus {
-		mem := 0.0
-		if g.MemTotalMiB.OK {
-			mem = math.Round(g.MemTotalMiB.V)
-		}
+	for _, g := range inv {
+		mem := math.Round(g.MemMiB)
 		found := false
 		for i := range out {
 			o := &out[i]

@@ -31,6 +31,7 @@ type Index struct {
 	Frames *FrameMap
 
 	compileFirst bool
+	gpus         []GPUInfo
 }
 
 // Span is one phase of one process.
@@ -60,6 +61,7 @@ func Derive(f *facts.Facts, catalog []*Signature) *Index {
 		idx.Kinds[s.Kind]++
 	}
 	idx.latest()
+	idx.gpus = inventory(f)
 	idx.Procs = procTimelines(f)
 	idx.compileFirst = compilesFirst(f, idx.Procs)
 	for _, pt := range idx.Procs {

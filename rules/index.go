@@ -296,9 +296,13 @@ type GPUInfo struct {
 	Drivers string
 }
 
-// Inventory merges the GPUs of every snapshot and `nvidia-smi -L` by bus id,
-// uuid or index.
-func (idx *Index) Inventory() []GPUInfo {
+// Inventory is the bundle's GPUs: every snapshot's, merged by bus id or
+// index, else those `nvidia-smi -L` and environment reports name. Computed
+// once; the rules, the pack view, the report's environment and diff read
+// it. Callers must not modify it.
+func (idx *Index) Inventory() []GPUInfo { return idx.gpus }
+
+func inventory(f *facts.Facts) []GPUInfo {
 	var out []GPUInfo
 	// Nodes of one model have the same bus ids: a GPU is one node's.
 	find := func(host string, g *facts.GPU) *GPUInfo {
@@ -310,7 +314,7 @@ func (idx *Index) Inventory() []GPUInfo {
 		}
 		return nil
 	}
-	for _, s := range idx.Facts.GPUs {
+	for _, s := range f.GPUs {
 		for _, g := range s.GPUs {
 			o := find(s.Host, g)
 			if o == nil {
@@ -341,7 +345,7 @@ func (idx *Index) Inventory() []GPUInfo {
 		// nvidia-smi -L, and the GPU lines of environment reports: one GPU
 		// per index, the first source naming it.
 		byIndex := map[int]int{}
-		for _, e := range idx.Facts.GPUList {
+		for _, e := range f.GPUList {
 			if i, ok := byIndex[e.Index]; ok {
 				if out[i].CC == "" && e.CC != "" {
 					out[i].CC, out[i].Arch = e.CC, e.Arch
