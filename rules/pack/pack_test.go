@@ -521,7 +521,22 @@ func TestPackRuleAtThePriorLayer(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "server.log"), []byte(log), 0o644))
 	f, err := parser.Parse([]string{dir}, parser.Options{})
 	require.NoError(t, err)
-	pk, err := Parse([]byte(`rules:
+	const fallback = `
+  - id: acme-any-failure-is-config
+    title: a failure nothing else explains is our config
+    doc: d
+    category: config
+    layer: fallback
+    when: len(events("error")) > 0
+`
+	run := func(pack string) *rules.Result {
+		pk, err := Parse([]byte(pack), "t.yaml")
+		require.NoError(t, err)
+		set, err := New(pk)
+		require.NoError(t, err)
+		return rules.Run(f, rules.Options{Rules: set.PackRules()})
+	}
+	res := run(`rules:
   - id: acme-nvlink-big-host
     title: our NVLink hosts with room in memory fail on the fabric manager first
     doc: d
@@ -529,18 +544,7 @@ func TestPackRuleAtThePriorLayer(t *testing.T) {
     layer: prior
     confidence: 0.3
     when: topology.nvlink and memory.total_gib > 200 and len(events("error")) > 0
-    message: 'NVLink ({{ topology.links }}) and {{ memory.total_gib }} GiB'
-  - id: acme-any-failure-is-config
-    title: a failure nothing else explains is our config
-    doc: d
-    category: config
-    layer: fallback
-    when: len(events("error")) > 0
-`), "t.yaml")
-	require.NoError(t, err)
-	set, err := New(pk)
-	require.NoError(t, err)
-	res := rules.Run(f, rules.Options{Rules: set.PackRules()})
+    message: 'NVLink ({{ topology.links }}) and {{ memory.total_gib }} GiB'` + fallback)
 	var prior *rules.Finding
 	for i := range res.Findings {
 		if res.Findings[i].Rule == "acme-nvlink-big-host" {
@@ -560,18 +564,7 @@ func TestPackRuleAtThePriorLayer(t *testing.T) {
 	}
 
 	// Alone, the fallback names the cause.
-	pk, err = Parse([]byte(`rules:
-  - id: acme-any-failure-is-config
-    title: a failure nothing else explains is our config
-    doc: d
-    category: config
-    layer: fallback
-    when: len(events("error")) > 0
-`), "t.yaml")
-	require.NoError(t, err)
-	set, err = New(pk)
-	require.NoError(t, err)
-	res = rules.Run(f, rules.Options{Rules: set.PackRules()})
+	res = run("rules:" + fallback)
 	require.NotEmpty(t, res.Verdict.Causes)
 	assert.Equal(t, rules.CatConfig, res.Verdict.Causes[0].Category)
 }
