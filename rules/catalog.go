@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/goccy/go-yaml"
@@ -152,7 +153,15 @@ func (s *Signature) match(t *matchText) bool {
 
 // BuiltinCatalog returns the embedded catalog: the signatures, then the
 // classes. It is validated by tests, so an error here is a build defect.
-func BuiltinCatalog() []*Signature {
+// It is parsed once per process (compiling its patterns and prefilters is
+// most of coroner's fixed cost, and every run of a bundle derives with it);
+// the entries are shared and must not be modified, the slice is the
+// caller's.
+func BuiltinCatalog() []*Signature { return slices.Clone(builtinOnce()) }
+
+var builtinOnce = sync.OnceValue(parseBuiltinCatalog)
+
+func parseBuiltinCatalog() []*Signature {
 	sigs, err := ParseCatalog(builtinCatalog, "catalog/signatures.yaml")
 	if err != nil {
 		panic(err)

@@ -106,3 +106,15 @@ func TestParseCatalogReportsAllErrors(t *testing.T) {
 		assert.True(t, strings.Contains(msg, want), "error should mention %s: %s", want, msg)
 	}
 }
+
+// The catalog is parsed once; each caller gets a slice of its own, so that
+// appending a pack's signatures to one never shows in another's.
+func TestBuiltinCatalogSlicesAreTheCallers(t *testing.T) {
+	a, b := BuiltinCatalog(), BuiltinCatalog()
+	require.NotEmpty(t, a)
+	assert.Same(t, a[0], b[0], "entries are parsed once")
+	c := append(a[:1], &Signature{ID: "mine"})
+	assert.Equal(t, "mine", c[1].ID)
+	assert.NotEqual(t, "mine", b[1].ID)
+	assert.NotEqual(t, "mine", BuiltinCatalog()[1].ID)
+}

@@ -231,14 +231,24 @@ func (p *parser) recognized(l *line, ps *procState, bare bool) (*facts.LogEvent,
 	if ev := p.bareReport(ps, b); ev != nil {
 		return ev, false
 	}
-	if contains(b, "killed due to memory pressure") || contains(b, "OOMKilled") || contains(b, "killed due to the node running low on memory") ||
-		contains(b, "killed by the OOM killer") || contains(b, "Failed with result 'oom-kill'") {
+	if memoryKill(b) {
 		// Ray's memory monitor, a container runtime, systemd's unit report
 		// ("A process of this unit has been killed by the OOM killer."):
 		// processes killed for host memory.
 		return p.emit(ps, facts.EventKilled, facts.LevelCritical, b, map[string]any{"signal": "SIGKILL", "what": "memory"}), false
 	}
 	return nil, false
+}
+
+// memoryKill reports a process killed for host memory as Ray's memory
+// monitor, a container runtime or systemd's unit report words it. Every
+// phrase holds "ill", looked for first: one scan of the line, not five.
+func memoryKill(b []byte) bool {
+	if !contains(b, "ill") {
+		return false
+	}
+	return contains(b, "killed due to memory pressure") || contains(b, "OOMKilled") || contains(b, "killed due to the node running low on memory") ||
+		contains(b, "killed by the OOM killer") || contains(b, "Failed with result 'oom-kill'")
 }
 
 // bareReport reads what the C runtime, MPI and the CUDA check macros print
