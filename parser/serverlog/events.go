@@ -186,8 +186,8 @@ func (p *parser) recognized(l *line, ps *procState, bare bool) (*facts.LogEvent,
 		}
 	}
 	if l.uvicorn {
-		if ev := p.uvicorn(l, ps, lvl); ev != nil {
-			return ev, false
+		if ev, taken := p.uvicorn(l, ps, lvl); ev != nil || taken {
+			return ev, taken
 		}
 	}
 	if len(b) > 0 && b[0] == ' ' && l.kind == hdrVLLM {
@@ -1883,27 +1883,30 @@ func (p *parser) flashinfer(l *line, ps *procState, lvl facts.Level, b []byte) *
 }
 
 // uvicorn reads uvicorn's own lines: start, ready, access log, shutdown.
-func (p *parser) uvicorn(l *line, ps *procState, lvl facts.Level) *facts.LogEvent {
+// uvicorn reads uvicorn's own lines. taken is set for an access line that
+// was counted but kept as no event (past the first ones): it is read, and
+// nothing else need look at it.
+func (p *parser) uvicorn(l *line, ps *procState, lvl facts.Level) (ev *facts.LogEvent, taken bool) {
 	b := l.body
 	switch {
 	case has(b, "Started server process"):
-		return p.uvicornStarted(ps, lvl, b)
+		return p.uvicornStarted(ps, lvl, b), false
 	case has(b, "Application startup complete"):
 		if p.engine() == facts.EngineSGLang {
 			// SGLang's server is ready only after its warmup request.
-			return p.emit(ps, facts.EventHTTPStart, lvl, b, map[string]any{"server": "uvicorn", "stage": "startup-complete"})
+			return p.emit(ps, facts.EventHTTPStart, lvl, b, map[string]any{"server": "uvicorn", "stage": "startup-complete"}), false
 		}
-		return p.emit(ps, facts.EventReady, lvl, b, map[string]any{"server": "uvicorn"})
+		return p.emit(ps, facts.EventReady, lvl, b, map[string]any{"server": "uvicorn"}), false
 	case has(b, "Uvicorn running on"):
-		return p.uvicornRunning(ps, lvl, b)
+		return p.uvicornRunning(ps, lvl, b), false
 	case has(b, "Shutting down"), has(b, "Application shutdown complete"), has(b, "Finished server process"):
-		return p.emit(ps, facts.EventShutdown, lvl, b, map[string]any{"server": "uvicorn"})
+		return p.emit(ps, facts.EventShutdown, lvl, b, map[string]any{"server": "uvicorn"}), false
 	case has(b, "Exception in ASGI application"):
-		return p.emit(ps, facts.EventError, facts.LevelError, b, map[string]any{"what": "asgi"})
+		return p.emit(ps, facts.EventError, facts.LevelError, b, map[string]any{"what": "asgi"}), false
 	case contains(b, " HTTP/"):
 		return p.request(ps, lvl, b)
 	}
-	return nil
+	return nil, false
 }
 
 func (p *parser) uvicornStarted(ps *procState, lvl facts.Level, b []byte) *facts.LogEvent {
@@ -1923,21 +1926,21 @@ func (p *parser) uvicornRunning(ps *procState, lvl facts.Level, b []byte) *facts
 }
 
 // request reads an access-log line `127.0.0.1:41676 - "GET /v1/models
-// HTTP/1.1" 200 OK`. All are counted in a series; the first ones and the
-// failed ones are also kept as events.
-func (p *parser) request(ps *procState, lvl facts.Level, b []byte) *facts.LogEvent {
+// HTTP/1.1" 200 OK`. All are counted in a series (counted is set); the
+// first ones and the failed ones are also kept as events.
+func (p *parser) request(ps *procState, lvl facts.Level, b []byte) (ev *facts.LogEvent, counted bool) {
 	q := bytes.IndexByte(b, '"')
 	if q < 0 {
-		return nil
+		return nil, false
 	}
 	e := bytes.IndexByte(b[q+1:], '"')
 	if e < 0 {
-		return nil
+		return nil, false
 	}
 	reqLine := b[q+1 : q+1+e]
 	st, n := parseNum(bytes.TrimLeft(b[q+2+e:], " "))
 	if n == 0 {
-		return nil
+		return nil, false
 	}
 	p.resetKV()
 	p.putc("status", st)
@@ -1954,7 +1957,7 @@ func (p *parser) request(ps *procState, lvl facts.Level, b []byte) *facts.LogEve
 		p.errRequests++
 	}
 	if !keep {
-		return nil
+		return nil, true
 	}
 	f := map[string]any{"status": st}
 	parts := bytes.Fields(reqLine)
@@ -1967,7 +1970,7 @@ func (p *parser) request(ps *procState, lvl facts.Level, b []byte) *facts.LogEve
 	} else if st >= 400 {
 		lvl = facts.LevelWarning
 	}
-	return p.emit(ps, facts.EventRequest, lvl, b, f)
+	return p.emit(ps, facts.EventRequest, lvl, b, f), true
 }
 
 // pyWarning reads Python's warnings module output:

@@ -31,10 +31,15 @@ var ipyHeadTail = []byte("Traceback (most recent call last)")
 // ipyHead reports IPython's first line: the exception's type, padding, and
 // "Traceback (most recent call last)" without Python's colon.
 func ipyHead(b []byte) bool {
-	b = bytes.TrimRight(b, " \t")
-	if !bytes.HasSuffix(b, ipyHeadTail) {
+	n := len(b)
+	for n > 0 && (b[n-1] == ' ' || b[n-1] == '\t') {
+		n--
+	}
+	// Most lines end in something else: one byte rules them out.
+	if n <= len(ipyHeadTail) || b[n-1] != ')' || !bytes.HasSuffix(b[:n], ipyHeadTail) {
 		return false
 	}
+	b = b[:n]
 	head := b[:len(b)-len(ipyHeadTail)]
 	typ := bytes.TrimRight(head, " ")
 	return len(typ) > 0 && len(head)-len(typ) >= 2 && bytes.IndexByte(typ, ' ') < 0 && looksLikeException(append(typ[:len(typ):len(typ)], ':'))

@@ -372,3 +372,15 @@ OutOfMemoryError: CUDA out of memory. Tried to allocate 270.00 MiB (GPU 0; 15.77
 	assert.False(t, ipyHead([]byte("see the Traceback (most recent call last)")))
 	assert.True(t, ipyHead([]byte("KeyboardInterrupt                         Traceback (most recent call last)")))
 }
+
+func TestHasEscape(t *testing.T) {
+	for line, want := range map[string]bool{
+		"[2025-03-20 09:20:01 TP0] Decode batch. #running-req: 1, #token: 8, token usage: 0.00, #queue-req: 0": false,
+		"#033[2m#033[33m(raylet)#033[0m [DATE] (raylet) node_manager.cc:3007: 2 Workers killed":                true,
+		"(raylet) ##033[0m killed":         true,
+		"\x1b[36m(RayWorkerWrapper pid=1)": true,
+		"no escape # here #03":             false,
+	} {
+		assert.Equal(t, want, hasEscape([]byte(line)), line)
+	}
+}

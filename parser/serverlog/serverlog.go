@@ -195,9 +195,25 @@ func (p *parser) physical() {
 // syslog.
 var syslogESC = []byte("#033[")
 
-// hasEscape reports an escape sequence, raw or as syslog wrote it.
+// hasEscape reports an escape sequence, raw or as syslog wrote it. The
+// syslog form is looked for at each '#' only: SGLang's stat lines hold
+// several ("#running-req: 1, #token: 8"), and a substring search over every
+// such line was most of this function's cost.
 func hasEscape(b []byte) bool {
-	return bytes.IndexByte(b, 0x1b) >= 0 || (bytes.IndexByte(b, '#') >= 0 && bytes.Contains(b, syslogESC))
+	if bytes.IndexByte(b, 0x1b) >= 0 {
+		return true
+	}
+	for i := bytes.IndexByte(b, '#'); i >= 0; {
+		if bytes.HasPrefix(b[i:], syslogESC) {
+			return true
+		}
+		j := bytes.IndexByte(b[i+1:], '#')
+		if j < 0 {
+			break
+		}
+		i += 1 + j
+	}
+	return false
 }
 
 // sgrRemnant is the length of a colour code that lost its ESC at the start
