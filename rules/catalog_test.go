@@ -22,6 +22,10 @@ func TestBuiltinCatalogIsValid(t *testing.T) {
 		}
 		assert.NotEmpty(t, s.Remedy, "signature %s needs a remedy (coroner rules explain prints it)", s.ID)
 	}
+	// Patterns compile at their first use; every one must.
+	for _, s := range BuiltinCatalog() {
+		assert.NotNil(t, s.Regexp(), "signature %s: its pattern does not compile", s.ID)
+	}
 }
 
 // Every entry of the catalog is complete: a category (or a relay), a

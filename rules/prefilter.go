@@ -25,6 +25,11 @@ func newPrefilter(pattern string) prefilter {
 	if err != nil {
 		return prefilter{}
 	}
+	return prefilterOf(re)
+}
+
+// prefilterOf is the prefilter of a parsed pattern.
+func prefilterOf(re *syntax.Regexp) prefilter {
 	lits, fold, ok := required(re.Simplify())
 	if !ok {
 		return prefilter{}

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 
@@ -43,7 +42,7 @@ func TestRequiredLiterals(t *testing.T) {
 
 func TestPrefilterFoldsOnlyASCII(t *testing.T) {
 	s := &Signature{Pattern: `(?i)stuck`}
-	s.re = regexp.MustCompile(s.Pattern)
+	s.rx = &lazyRegexp{pattern: s.Pattern}
 	s.pf = newPrefilter(s.Pattern)
 	assert.True(t, s.Match("Worker STUCK for 300s"))
 	assert.False(t, s.Match("worker stalled"))
@@ -77,7 +76,7 @@ func TestPrefilterNeverHidesAMatch(t *testing.T) {
 			line := sc.Text()
 			lines++
 			for _, s := range sigs {
-				want := s.re.MatchString(line)
+				want := s.Regexp().MatchString(line)
 				if want {
 					matched++
 				}
@@ -86,7 +85,7 @@ func TestPrefilterNeverHidesAMatch(t *testing.T) {
 					continue
 				}
 				up := strings.ToUpper(line)
-				require.Equal(t, s.re.MatchString(up), s.Match(up), "%s on %s, upper case: %q", s.ID, name, up)
+				require.Equal(t, s.Regexp().MatchString(up), s.Match(up), "%s on %s, upper case: %q", s.ID, name, up)
 			}
 		}
 		f.Close()

@@ -37,7 +37,7 @@ type watchedSig struct {
 func LineWatch(sigs []*Signature) facts.LineWatch {
 	var w packWatch
 	for _, s := range sigs {
-		if s.builtin || s.re == nil {
+		if s.builtin || s.rx == nil {
 			continue
 		}
 		ws := watchedSig{fold: s.pf.fold, sig: s}
@@ -61,7 +61,7 @@ func (w *packWatch) Want(line []byte) bool {
 	for i := range w.sigs {
 		s := &w.sigs[i]
 		if len(s.lits) == 0 {
-			if s.sig.re.Match(line) {
+			if re := s.sig.Regexp(); re != nil && re.Match(line) {
 				return true
 			}
 			continue
