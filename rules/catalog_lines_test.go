@@ -44,6 +44,17 @@ var catalogLines = []struct {
 	{"trtllm-backend-needs-sm100",
 		[]string{"ValueError: TRTLLM MHA backend is only supported on Blackwell GPUs (SM100). Please use a different backend."},
 		[]string{"Using TRTLLM MHA backend for decode"}},
+	{"vllm-custom-ops-import-failed",
+		[]string{"WARNING 06-13 11:42:20 _custom_ops.py:11] Failed to import from vllm._C with ImportError('/usr/local/lib/python3.8/dist-packages/vllm/_C.abi3.so: undefined symbol: _ZN5torch7LibraryC1ENS0_4KindESsSt8optionalIN3c1011DispatchKeyEEPKcj')",
+			"WARNING 12-30 17:06:52 _custom_ops.py:19] Failed to import from vllm._C with ImportError('/usr/local/app/.local/lib/python3.8/site-packages/vllm/_C.abi3.so: undefined symbol: cuTensorMapEncodeTiled')"},
+		[]string{"WARNING 06-13 11:42:20 _custom_ops.py:11] Failed to import from vllm._C with ModuleNotFoundError(\"No module named 'vllm._C'\")"}},
+	{"sglang-profiled-tokens-negative",
+		[]string{"[2025-07-02 07:41:59 DP0 TP0] max_total_tokens=131072 is larger than the profiled value -561981. Use the profiled value instead."},
+		[]string{"[2025-07-02 07:41:59 TP0] max_total_tokens=131072 is larger than the profiled value 98304. Use the profiled value instead."}},
+	{"sglang-package-below-minimum",
+		[]string{"flashinfer_python with minimum required version 0.2.5 is not installed",
+			"Exception: sgl-kernel is installed with version 0.1.0, which is less than the minimum required version 0.1.1. Please reinstall the latest version with `pip install sgl-kernel --force-reinstall`"},
+		[]string{"flashinfer_python 0.2.5 is installed"}},
 	// --- NCCL ----------------------------------------------------------------------
 	{"nccl-shm",
 		[]string{"RuntimeError: NCCL error: unhandled system error, ncclShmOpen failed",
@@ -673,11 +684,15 @@ func TestCatalogLines(t *testing.T) {
 //
 // The exceptions quote another entry's message whole: torch's c10d error
 // carries the socket's "Address already in use", a FlashInfer kernel's
-// error the CUDA error it got, a relay the error it relays.
+// error the CUDA error it got, a relay the error it relays. vLLM's warning
+// that vllm._C did not load quotes the ImportError whole; the two entries
+// read it at different levels (warning; error or none), so one line is
+// still one finding.
 var sharedLines = map[string][]string{
-	"c10d-store-port-in-use":       {"port-in-use"},
-	"flashinfer-kernel-failed":     {"illegal-memory-access"},
-	"custom-allreduce-peer-access": {"cuda-peer-access-unsupported"},
+	"vllm-custom-ops-import-failed": {"dependency-version"},
+	"c10d-store-port-in-use":        {"port-in-use"},
+	"flashinfer-kernel-failed":      {"illegal-memory-access"},
+	"custom-allreduce-peer-access":  {"cuda-peer-access-unsupported"},
 }
 
 func TestCatalogLinesAreClaimedOnce(t *testing.T) {
