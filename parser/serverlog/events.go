@@ -1526,10 +1526,22 @@ func (p *parser) freeMemory(ps *procState, lvl facts.Level, b []byte) *facts.Log
 }
 
 // oom reads PyTorch's CUDA out-of-memory messages of both eras.
+// cudaRuntimeOOM reports the CUDA check macro of FasterTransformer and its
+// descendants (TensorRT-LLM, LMDeploy's TurboMind) reporting
+// cudaErrorMemoryAllocation: "[FT][ERROR] CUDA runtime error: out of memory
+// file:line", "[TensorRT-LLM][ERROR] CUDA runtime error in
+// ::cudaMallocAsync(...): out of memory". The report opens the line, after
+// the library's tags; quoted deep in another message (Triton's "Model ...
+// loading failed with error: ...") it is that message's cause, read there.
+func cudaRuntimeOOM(b []byte) bool {
+	i := bytes.Index(b[:min(len(b), 64)], []byte("CUDA runtime error"))
+	return i >= 0 && contains(b[i:], ": out of memory")
+}
+
 func (p *parser) oom(ps *procState, b []byte) *facts.LogEvent {
 	k := bytes.Index(b, []byte("CUDA out of memory"))
 	if k < 0 {
-		if contains(b, "CUDA error: out of memory") {
+		if contains(b, "CUDA error: out of memory") || cudaRuntimeOOM(b) {
 			return p.emit(ps, facts.EventOOM, facts.LevelError, b, map[string]any{"kind": "cuda"})
 		}
 		return nil
