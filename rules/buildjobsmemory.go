@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode"
 
 	"github.com/coroner-dev/coroner/parser/facts"
 )
@@ -154,8 +153,8 @@ func buildMemory(idx *Index) (int64, []Evidence, bool) {
 		if !ok {
 			continue
 		}
-		if lim, ok := parseDockerBytes(v); ok && lim/1024 > 0 && (kb == 0 || lim/1024 < kb) {
-			kb = lim / 1024
+		if lim := parseSizeKB(v); lim > 0 && (kb == 0 || lim < kb) {
+			kb = lim
 			ev = []Evidence{{Src: c.Src, Text: "the container's memory limit: " + v}}
 		}
 	}
@@ -207,35 +206,4 @@ func ninjaDefaultJobs(cpus int) int {
 		return 3
 	}
 	return cpus + 2
-}
-
-// parseDockerBytes reads docker's --memory value ("64g", "65536m", "512M",
-// a plain byte count) in bytes.
-func parseDockerBytes(s string) (int64, bool) {
-	s = strings.ToLower(strings.TrimSpace(s))
-	s = strings.TrimSuffix(s, "b")
-	if s == "" {
-		return 0, false
-	}
-	mult := int64(1)
-	switch u := rune(s[len(s)-1]); {
-	case u == 'k':
-		mult = 1 << 10
-	case u == 'm':
-		mult = 1 << 20
-	case u == 'g':
-		mult = 1 << 30
-	case u == 't':
-		mult = 1 << 40
-	case !unicode.IsDigit(u):
-		return 0, false
-	}
-	if mult > 1 {
-		s = s[:len(s)-1]
-	}
-	n, err := strconv.ParseFloat(s, 64)
-	if err != nil || n <= 0 {
-		return 0, false
-	}
-	return int64(n * float64(mult)), true
 }

@@ -537,6 +537,26 @@ func fmtKB(kb int64) string {
 	return fmt.Sprintf("%d KiB", kb)
 }
 
+// parseSizeKB reads docker sizes: 64m, 1g, 512mb, 65536k, bytes.
+func parseSizeKB(s string) int64 {
+	s = strings.ToLower(strings.TrimSpace(s))
+	mult := 1.0 / 1024
+	for _, u := range []struct {
+		suf string
+		m   float64
+	}{{"gb", 1 << 20}, {"g", 1 << 20}, {"mb", 1 << 10}, {"m", 1 << 10}, {"kb", 1}, {"k", 1}, {"b", 1.0 / 1024}} {
+		if strings.HasSuffix(s, u.suf) {
+			s, mult = strings.TrimSuffix(s, u.suf), u.m
+			break
+		}
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return 0
+	}
+	return int64(v * mult)
+}
+
 // tensorParallel reads the TP size from any source (0 when unknown).
 func tensorParallel(idx *Index) int {
 	if s, ok := idx.Setting("tp_size", "tensor_parallel_size", "tp"); ok {

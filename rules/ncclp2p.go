@@ -2,7 +2,6 @@ package rules
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/coroner-dev/coroner/parser/facts"
@@ -220,26 +219,6 @@ func smallSHM(idx *Index) *Evidence {
 		}
 	}
 	return nil
-}
-
-// parseSizeKB reads docker sizes: 64m, 1g, 512mb, 65536k, bytes.
-func parseSizeKB(s string) int64 {
-	s = strings.ToLower(strings.TrimSpace(s))
-	mult := 1.0 / 1024
-	for _, u := range []struct {
-		suf string
-		m   float64
-	}{{"gb", 1 << 20}, {"g", 1 << 20}, {"mb", 1 << 10}, {"m", 1 << 10}, {"kb", 1}, {"k", 1}, {"b", 1.0 / 1024}} {
-		if strings.HasSuffix(s, u.suf) {
-			s, mult = strings.TrimSuffix(s, u.suf), u.m
-			break
-		}
-	}
-	v, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		return 0
-	}
-	return int64(v * mult)
 }
 
 func firstTopo(idx *Index) *facts.Topology {

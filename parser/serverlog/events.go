@@ -228,8 +228,11 @@ func (p *parser) recognized(l *line, ps *procState, bare bool) (*facts.LogEvent,
 		}
 		return p.emit(ps, facts.EventError, lvl, b, nil), false
 	}
-	if ev := p.bareReport(ps, b); ev != nil {
-		return ev, false
+	if l.level != facts.LevelNone {
+		// (A line without a level was offered to bareReport above.)
+		if ev := p.bareReport(ps, b); ev != nil {
+			return ev, false
+		}
 	}
 	if memoryKill(b) {
 		// Ray's memory monitor, a container runtime, systemd's unit report
@@ -1525,7 +1528,6 @@ func (p *parser) freeMemory(ps *procState, lvl facts.Level, b []byte) *facts.Log
 	return p.emit(ps, facts.EventMemoryProfile, lvl, b, f)
 }
 
-// oom reads PyTorch's CUDA out-of-memory messages of both eras.
 // cudaRuntimeOOM reports the CUDA check macro of FasterTransformer and its
 // descendants (TensorRT-LLM, LMDeploy's TurboMind) reporting
 // cudaErrorMemoryAllocation: "[FT][ERROR] CUDA runtime error: out of memory
@@ -1538,6 +1540,8 @@ func cudaRuntimeOOM(b []byte) bool {
 	return i >= 0 && contains(b[i:], ": out of memory")
 }
 
+// oom reads PyTorch's CUDA out-of-memory messages of both eras, and the
+// CUDA check macros' reports of cudaErrorMemoryAllocation.
 func (p *parser) oom(ps *procState, b []byte) *facts.LogEvent {
 	k := bytes.Index(b, []byte("CUDA out of memory"))
 	if k < 0 {
@@ -1895,9 +1899,8 @@ func (p *parser) flashinfer(l *line, ps *procState, lvl facts.Level, b []byte) *
 }
 
 // uvicorn reads uvicorn's own lines: start, ready, access log, shutdown.
-// uvicorn reads uvicorn's own lines. taken is set for an access line that
-// was counted but kept as no event (past the first ones): it is read, and
-// nothing else need look at it.
+// taken is set for an access line that was counted but kept as no event
+// (past the first ones): it is read, and nothing else need look at it.
 func (p *parser) uvicorn(l *line, ps *procState, lvl facts.Level) (ev *facts.LogEvent, taken bool) {
 	b := l.body
 	switch {

@@ -121,21 +121,3 @@ func ipyFunc(b []byte) string {
 	}
 	return string(b)
 }
-
-func leadingDigits(b []byte) []byte {
-	n := 0
-	for n < len(b) && isDigit(b[n]) {
-		n++
-	}
-	return b[:n]
-}
-
-// addFrame appends a frame, keeping the first ones and the last ones.
-func (st *tbState) addFrame(f facts.Frame) {
-	if st.nf < facts.MaxOuterFrames {
-		st.outer[st.nf] = f
-	} else {
-		st.frames[(st.nf-facts.MaxOuterFrames)%len(st.frames)] = f
-	}
-	st.nf++
-}

@@ -210,11 +210,7 @@ func (p *parser) tbFrame(st *tbState, b []byte) {
 	}
 	f := facts.Frame{File: p.text(b[:q])}
 	rest := b[q+len(tbLineMarker):]
-	n := 0
-	for n < len(rest) && isDigit(rest[n]) {
-		n++
-	}
-	f.Line, _ = strconv.Atoi(string(rest[:n]))
+	f.Line, _ = strconv.Atoi(string(leadingDigits(rest)))
 	if k := bytes.Index(rest, []byte(", in ")); k >= 0 {
 		f.Func = p.text(rest[k+5:])
 	}
@@ -341,4 +337,23 @@ func (p *parser) exceptionEvents(st *tbState) {
 	p.hasT = !st.ev.Time.IsZero() && !st.ev.Inherited
 	p.classifyException(st.ps, []byte(typ), []byte(msg), line)
 	p.lineNo, p.t, p.hasT, p.inherited = saveLine, saveT, saveHas, saveInh
+}
+
+// leadingDigits is the run of digits b starts with.
+func leadingDigits(b []byte) []byte {
+	n := 0
+	for n < len(b) && isDigit(b[n]) {
+		n++
+	}
+	return b[:n]
+}
+
+// addFrame appends a frame, keeping the first ones and the last ones.
+func (st *tbState) addFrame(f facts.Frame) {
+	if st.nf < facts.MaxOuterFrames {
+		st.outer[st.nf] = f
+	} else {
+		st.frames[(st.nf-facts.MaxOuterFrames)%len(st.frames)] = f
+	}
+	st.nf++
 }
