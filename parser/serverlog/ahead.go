@@ -69,7 +69,7 @@ type preparer struct {
 // then share it as they keep up with each other.
 func (q *preparer) prep(raw []byte, pre *prepared, ahead bool) {
 	pre.peeled, pre.stat = false, preNone
-	if hasEscape(raw) || bytes.IndexByte(raw, '\r') >= 0 || len(bytes.TrimSpace(raw)) == 0 {
+	if hasEscape(raw) || sgrRemnant(raw) > 0 || bytes.IndexByte(raw, '\r') >= 0 || len(bytes.TrimSpace(raw)) == 0 {
 		return
 	}
 	l := &pre.l

@@ -68,6 +68,8 @@ func TestReadAheadChangesNothing(t *testing.T) {
 		"\xff\xfe bad utf8 Decode batch, a: 1\n\x00\x00nul\n" + strings.Repeat("x", 5000) + "\n(APIServer pid=1)\n" +
 		"Traceback (most recent call last):\n  File \"a.py\", line 1, in <module>\nRuntimeError: boom\n" +
 		"INFO 05-19 10:00:00 [loggers.py:1] Engine 000: Avg prompt throughput: 1.0 tokens/s, Avg generation throughput: 2.0 tokens/s\n" +
+		"[36m(RayWorkerWrapper pid=12)[0m INFO 05-19 10:00:01 [worker.py:1] colour codes that lost their ESC\n" +
+		"ESC[33mWARNING 05-19 10:00:02 [worker.py:2] written as ESC by a copy tool\n" +
 		"no final newline Decode batch, x: 1")
 	inputs = append(inputs, input{"generated sglang", sg, 0}, input{"generated vllm", vl, 0},
 		input{"generated sglang, lines cut at 120 bytes", sg[:200000], 120}, input{"hostile", hostile, 0}, input{"hostile, cut at 64", hostile, 64})

@@ -99,7 +99,7 @@ func looksLikeException(b []byte) bool {
 // mentions an error ("no error: ...", "the error: ...") in a sentence is
 // not read as one.
 func toolError(b []byte) bool {
-	b = bytes.TrimLeft(b, " \t")
+	b = trimIndent(b)
 	k := bytes.Index(b[:min(len(b), 96)], []byte("rror: "))
 	if k < 1 || (b[k-1] != 'e' && b[k-1] != 'E') {
 		return false

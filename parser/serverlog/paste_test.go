@@ -387,3 +387,20 @@ func TestHasEscape(t *testing.T) {
 		assert.Equal(t, want, hasEscape([]byte(line)), line)
 	}
 }
+
+func TestSGRRemnant(t *testing.T) {
+	for line, want := range map[string]int{
+		"[36m(RayWorkerWrapper pid=12)[0m INFO 05-19 10:00:01 [worker.py:1] x": len("[36m"),
+		"[1;36m(VllmWorker rank=1 pid=9)[0;0m INFO":                            len("[1;36m"),
+		"[38;5;12mtext": len("[38;5;12m"),
+		"ESC[33mWARNING 05-19 10:00:02 [worker.py:2] x": len("ESC[33m"),
+		"^[[0m(raylet) x": len("^[[0m"),
+		"[2026-05-27 10:00:00 TP0] Decode batch, #running-req: 1": 0,
+		"[5m] timed out": 0,
+		"[1234m":         0,
+		"[m":             0,
+		"ESC":            0,
+	} {
+		assert.Equal(t, want, sgrRemnant([]byte(line)), line)
+	}
+}

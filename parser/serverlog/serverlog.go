@@ -196,18 +196,20 @@ func (p *parser) physical() {
 var syslogESC = []byte("#033[")
 
 // hasEscape reports an escape sequence, raw or as syslog wrote it. The
-// syslog form is looked for at each '#' only: SGLang's stat lines hold
-// several ("#running-req: 1, #token: 8"), and a substring search over every
-// such line was most of this function's cost.
+// syslog form is looked for at each '[' only, which a CSI holds: a line has
+// one or two (its header), while '#' is in every SGLang stat line several
+// times ("#running-req: 1, #token: 8") and a scan at each was most of what
+// this function cost.
 func hasEscape(b []byte) bool {
 	if bytes.IndexByte(b, 0x1b) >= 0 {
 		return true
 	}
-	for i := bytes.IndexByte(b, '#'); i >= 0; {
-		if bytes.HasPrefix(b[i:], syslogESC) {
+	const tag = len("#033")
+	for i := bytes.IndexByte(b, '['); i >= 0; {
+		if i >= tag && string(b[i-tag:i]) == "#033" {
 			return true
 		}
-		j := bytes.IndexByte(b[i+1:], '#')
+		j := bytes.IndexByte(b[i+1:], '[')
 		if j < 0 {
 			break
 		}
@@ -221,18 +223,37 @@ func hasEscape(b []byte) bool {
 // pasted log and keep the rest ("[36m(RayWorkerWrapper pid=12)[0m INFO
 // ..."), some copy tools write the byte as "ESC" or "^[".
 func sgrRemnant(b []byte) int {
+	if len(b) < 4 {
+		return 0
+	}
 	i := 0
-	switch {
-	case len(b) > 3 && b[0] == '[' && isDigit(b[1]):
-	case has(b, "ESC["):
+	switch b[0] {
+	case '[':
+		if !isDigit(b[1]) {
+			return 0
+		}
+	case 'E':
+		if !has(b, "ESC[") {
+			return 0
+		}
 		i = 3
-	case has(b, "^[["):
+	case '^':
+		if !has(b, "^[[") {
+			return 0
+		}
 		i = 2
 	default:
 		return 0
 	}
-	j := i + 1
+	// Parameters are numbers of at most three digits (0-255) joined by
+	// ';': a log's "[2026-05-27 ..." stops at its fourth digit.
+	j, run := i+1, 0
 	for j < len(b) && j-i < 10 && (isDigit(b[j]) || b[j] == ';') {
+		if run++; b[j] == ';' {
+			run = 0
+		} else if run > 3 {
+			return 0
+		}
 		j++
 	}
 	if j == i+1 || j >= len(b) || b[j] != 'm' || (j+1 < len(b) && b[j+1] == ']') {

@@ -56,8 +56,8 @@ type tbState struct {
 // faulthandler's thread dumps print `File "x.py", line 12 in f` (no comma):
 // the stacks of every thread at a fatal signal, not a traceback.
 func isFrameLine(b []byte) bool {
-	t := bytes.TrimLeft(b, " \t")
-	if len(t) <= len(tbFile)+8 || !has(t, `File "`) {
+	t := trimIndent(b)
+	if len(t) <= len(tbFile)+8 || t[0] != 'F' || !has(t, `File "`) {
 		return false
 	}
 	k := bytes.Index(t, tbLineMarker)

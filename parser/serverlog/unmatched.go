@@ -85,6 +85,15 @@ func (b *lineBuf) all(p *parser) ([]*facts.LogEvent, int) {
 	return out, b.dropped
 }
 
+// trimIndent drops the spaces and tabs that start b; bytes.TrimLeft builds
+// its set of bytes on each call, a cost on every line.
+func trimIndent(b []byte) []byte {
+	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t') {
+		b = b[1:]
+	}
+	return b
+}
+
 func trimSpace(b []byte) []byte {
 	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t') {
 		b = b[1:]
