@@ -15,6 +15,7 @@ import (
 	"github.com/goccy/go-yaml"
 
 	"github.com/coroner-dev/coroner/parser/facts"
+	"github.com/coroner-dev/coroner/rules/catalog/jsonform"
 )
 
 //go:embed catalog/signatures.yaml
@@ -26,57 +27,91 @@ var builtinClasses []byte
 //go:embed catalog/versions.yaml
 var builtinVersions []byte
 
+// The JSON forms the binary decodes (catalog/json, go generate
+// ./rules/catalog); the YAML above still gives each entry its line.
+var (
+	//go:embed catalog/json/signatures.json
+	builtinCatalogJSON []byte
+	//go:embed catalog/json/exceptions.json
+	builtinClassesJSON []byte
+	//go:embed catalog/json/versions.json
+	builtinVersionsJSON []byte
+	//go:embed catalog/json/frames.json
+	builtinFramesJSON []byte
+)
+
+// decodeYAML decodes a catalog strictly (a key no field takes is an error),
+// naming the file in its errors.
+func decodeYAML(data []byte, file string) func(any) error {
+	return func(v any) error {
+		if err := yaml.UnmarshalWithOptions(data, v, yaml.Strict()); err != nil {
+			return fmt.Errorf("%s: %s", file, yaml.FormatError(err, false, false))
+		}
+		return nil
+	}
+}
+
+// decodeJSON decodes the JSON form of an embedded catalog, as strictly.
+func decodeJSON(data []byte, file string) func(any) error {
+	return func(v any) error {
+		if err := jsonform.Decode(data, v); err != nil {
+			return fmt.Errorf("%s (JSON form): %w", file, err)
+		}
+		return nil
+	}
+}
+
 // Signature is a known error text and what it means. The catalog is data
 // (catalog/signatures.yaml, embedded), so that adding a signature needs no
 // code, and users add their own with --rules.
 type Signature struct {
-	ID         string   `yaml:"id"`
-	Pattern    string   `yaml:"pattern"`
-	Category   Category `yaml:"category"`
-	Severity   Severity `yaml:"severity"`
-	Confidence float64  `yaml:"confidence"`
-	Outcome    Outcome  `yaml:"outcome"`
+	ID         string   `yaml:"id" json:"id"`
+	Pattern    string   `yaml:"pattern" json:"pattern"`
+	Category   Category `yaml:"category" json:"category"`
+	Severity   Severity `yaml:"severity" json:"severity"`
+	Confidence float64  `yaml:"confidence" json:"confidence"`
+	Outcome    Outcome  `yaml:"outcome" json:"outcome"`
 	// Phase, when set, is the phase the signature means, whatever the
 	// timeline says (a Ray placement wait is distributed init).
-	Phase      Phase    `yaml:"phase"`
-	Title      string   `yaml:"title"`
-	Remedy     string   `yaml:"remedy"`
-	References []string `yaml:"references"`
+	Phase      Phase    `yaml:"phase" json:"phase"`
+	Title      string   `yaml:"title" json:"title"`
+	Remedy     string   `yaml:"remedy" json:"remedy"`
+	References []string `yaml:"references" json:"references"`
 	// Affected is the versions that print the message, a package and a
 	// range in pip's notation ("nccl >=2.5.6, <2.30.3"; clauses of several
 	// packages joined by ";"); Fixed the first release with the fix ("vllm
 	// 0.8.5"). Ranges derived from release tags (catalog/versions.yaml,
 	// written by scripts/catalog-versions) fill Affected where it is empty.
-	Affected string `yaml:"affected"`
-	Fixed    string `yaml:"fixed"`
+	Affected string `yaml:"affected" json:"affected"`
+	Fixed    string `yaml:"fixed" json:"fixed"`
 	// Source says where the message is printed, for scripts/catalog-versions:
 	// a repository and a fixed string of the code that prints it.
-	Source []SourceProbe `yaml:"source"`
+	Source []SourceProbe `yaml:"source" json:"source"`
 	// Levels, when set, restricts the signature to log lines of these levels
 	// (error, warning, info, debug, none for a line without one; critical
 	// counts as error). A traceback's exception is an error; a kernel line
 	// has no level.
-	Levels []string `yaml:"levels"`
+	Levels []string `yaml:"levels" json:"levels"`
 	// Owner names the rule that reports this signature; empty means the
 	// generic signature rule does.
-	Owner string `yaml:"owner"`
+	Owner string `yaml:"owner" json:"owner"`
 	// Layer is "" for an exact signature (one message of one library) and
 	// "class" for a class of errors (catalog/exceptions.yaml), which is
 	// matched against failure text only and reported by the
 	// exception-class rule.
-	Layer string `yaml:"layer"`
+	Layer string `yaml:"layer" json:"layer"`
 	// Relay marks a message that reports another failure rather than
 	// saying what it was ("Scheduler hit an exception", "Engine core
 	// initialization failed. See root cause above."): it names no cause
 	// and claims no outcome; the signature rule reports where it points.
 	// Relays stay out of the matches other rules read (Index.SigMatches).
-	Relay bool `yaml:"relay"`
+	Relay bool `yaml:"relay" json:"relay"`
 	// Where says where the signature was defined (file:line), for messages.
-	Where string `yaml:"-"`
+	Where string `yaml:"-" json:"-"`
 
 	// Derived are the ranges scripts/catalog-versions found in the release
 	// tags of the entry's source repositories, when it ran on them.
-	Derived []*DerivedRange `yaml:"-"`
+	Derived []*DerivedRange `yaml:"-" json:"-"`
 
 	rx       *lazyRegexp
 	pf       prefilter
@@ -91,34 +126,34 @@ type Signature struct {
 // an optional path (or directory) of Repo to search, Package the name the
 // versions are reported under (nccl, vllm, flashinfer ...).
 type SourceProbe struct {
-	Repo    string `yaml:"repo"`
-	Text    string `yaml:"text"`
-	Path    string `yaml:"path"`
-	Package string `yaml:"package"`
+	Repo    string `yaml:"repo" json:"repo"`
+	Text    string `yaml:"text" json:"text"`
+	Path    string `yaml:"path" json:"path"`
+	Package string `yaml:"package" json:"package"`
 	// FixedBy is the commit that fixed the bug behind the message; the
 	// generator reads the first release that contains it as Fixed.
-	FixedBy string `yaml:"fixed_by"`
+	FixedBy string `yaml:"fixed_by" json:"fixed_by"`
 }
 
 // DerivedRange is one entry of catalog/versions.yaml: the release tags of
 // a repository whose source holds the entry's message.
 type DerivedRange struct {
-	ID      string `yaml:"id"`
-	Repo    string `yaml:"repo"`
-	Package string `yaml:"package"`
+	ID      string `yaml:"id" json:"id"`
+	Repo    string `yaml:"repo" json:"repo"`
+	Package string `yaml:"package" json:"package"`
 	// Tags is how many release tags were searched; First and Last the
 	// first and the last release that hold the text, Gone the first release
 	// after Last without it ("" when the newest release has it).
-	Tags     int    `yaml:"tags"`
-	First    string `yaml:"first"`
-	Last     string `yaml:"last"`
-	Gone     string `yaml:"gone"`
-	Affected string `yaml:"affected"`
+	Tags     int    `yaml:"tags" json:"tags"`
+	First    string `yaml:"first" json:"first"`
+	Last     string `yaml:"last" json:"last"`
+	Gone     string `yaml:"gone" json:"gone"`
+	Affected string `yaml:"affected" json:"affected"`
 	// Fixed is the first release that contains the probe's fixed_by
 	// commit ("flashinfer 0.6.18rc4").
-	Fixed string `yaml:"fixed"`
+	Fixed string `yaml:"fixed" json:"fixed"`
 	// At is the source line at the last release that holds it.
-	At string `yaml:"at"`
+	At string `yaml:"at" json:"at"`
 }
 
 // Level names of Signature.Levels.
@@ -191,15 +226,15 @@ func BuiltinCatalog() []*Signature { return slices.Clone(builtinOnce()) }
 var builtinOnce = sync.OnceValue(parseBuiltinCatalog)
 
 func parseBuiltinCatalog() []*Signature {
-	sigs, err := ParseCatalog(builtinCatalog, "catalog/signatures.yaml")
+	sigs, err := parseCatalog(builtinCatalog, "catalog/signatures.yaml", decodeJSON(builtinCatalogJSON, "catalog/signatures.yaml"))
 	if err != nil {
 		panic(err)
 	}
-	classes, err := ParseCatalog(builtinClasses, "catalog/exceptions.yaml")
+	classes, err := parseCatalog(builtinClasses, "catalog/exceptions.yaml", decodeJSON(builtinClassesJSON, "catalog/exceptions.yaml"))
 	if err != nil {
 		panic(err)
 	}
-	derived, err := ParseDerived(builtinVersions, "catalog/versions.yaml")
+	derived, err := parseDerived(decodeJSON(builtinVersionsJSON, "catalog/versions.yaml"))
 	if err != nil {
 		panic(err)
 	}
@@ -218,9 +253,13 @@ func (s *Signature) Builtin() bool { return s.builtin }
 
 // ParseDerived reads catalog/versions.yaml.
 func ParseDerived(data []byte, file string) ([]*DerivedRange, error) {
+	return parseDerived(decodeYAML(data, file))
+}
+
+func parseDerived(decode func(any) error) ([]*DerivedRange, error) {
 	var ds []*DerivedRange
-	if err := yaml.UnmarshalWithOptions(data, &ds, yaml.Strict()); err != nil {
-		return nil, fmt.Errorf("%s: %s", file, yaml.FormatError(err, false, false))
+	if err := decode(&ds); err != nil {
+		return nil, err
 	}
 	return ds, nil
 }
@@ -280,9 +319,15 @@ const LayerClass = "class"
 // ParseCatalog reads a catalog and validates every entry, reporting all
 // problems at once with file:line.
 func ParseCatalog(data []byte, file string) ([]*Signature, error) {
+	return parseCatalog(data, file, decodeYAML(data, file))
+}
+
+// parseCatalog decodes the entries with decode and checks them; data is
+// the YAML, read for the line of each entry.
+func parseCatalog(data []byte, file string, decode func(any) error) ([]*Signature, error) {
 	var sigs []*Signature
-	if err := yaml.UnmarshalWithOptions(data, &sigs, yaml.Strict()); err != nil {
-		return nil, fmt.Errorf("%s: %s", file, yaml.FormatError(err, false, false))
+	if err := decode(&sigs); err != nil {
+		return nil, err
 	}
 	lines := entryLines(data)
 	var errs []error

@@ -9,8 +9,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/goccy/go-yaml"
-
 	"github.com/coroner-dev/coroner/parser/facts"
 )
 
@@ -20,9 +18,9 @@ var builtinFrames []byte
 // FrameMap says what a traceback's frames mean: the phase of the engine the
 // code runs in, and the library that owns it (catalog/frames.yaml).
 type FrameMap struct {
-	Phases    []FramePhase   `yaml:"phases"`
-	Libraries []FrameLibrary `yaml:"libraries"`
-	Waits     []FrameWait    `yaml:"waits"`
+	Phases    []FramePhase   `yaml:"phases" json:"phases"`
+	Libraries []FrameLibrary `yaml:"libraries" json:"libraries"`
+	Waits     []FrameWait    `yaml:"waits" json:"waits"`
 
 	byFunc map[string][]int // function -> Phases entries naming it
 	any    []int            // Phases entries for every function of their files
@@ -31,26 +29,26 @@ type FrameMap struct {
 // FramePhase places a frame in a phase: its function is one of Funcs ("*"
 // for any) and its file contains one of Files (any file when empty).
 type FramePhase struct {
-	Phase Phase    `yaml:"phase"`
-	Funcs []string `yaml:"funcs"`
-	Files []string `yaml:"files"`
+	Phase Phase    `yaml:"phase" json:"phase"`
+	Funcs []string `yaml:"funcs" json:"funcs"`
+	Files []string `yaml:"files" json:"files"`
 	// Suggests: what a failure of this step most often is, when nothing
 	// else says (a warm-up run to find out whether memory suffices).
-	Suggests   []Suggestion `yaml:"suggests"`
-	References []string     `yaml:"references"`
+	Suggests   []Suggestion `yaml:"suggests" json:"suggests"`
+	References []string     `yaml:"references" json:"references"`
 }
 
 // FrameLibrary names the library whose files contain one of Paths, and the
 // causes a failure inside it suggests when nothing else explains it.
 type FrameLibrary struct {
-	Library    string       `yaml:"library"`
-	Paths      []string     `yaml:"paths"`
-	Suggests   []Suggestion `yaml:"suggests"`
-	References []string     `yaml:"references"`
+	Library    string       `yaml:"library" json:"library"`
+	Paths      []string     `yaml:"paths" json:"paths"`
+	Suggests   []Suggestion `yaml:"suggests" json:"suggests"`
+	References []string     `yaml:"references" json:"references"`
 	// Fallback marks a library whose suggestions are only a prior (a
 	// model's own code raises for many reasons): they count only when no
 	// other finding names a cause (LayerFallback).
-	Fallback bool `yaml:"fallback"`
+	Fallback bool `yaml:"fallback" json:"fallback"`
 }
 
 // FrameWait says what a live process is doing when a frame of its stack
@@ -59,11 +57,11 @@ type FrameLibrary struct {
 // match Python frames as phases do; Native matches native frames by a
 // substring of the function name.
 type FrameWait struct {
-	Wait       Wait     `yaml:"wait"`
-	Funcs      []string `yaml:"funcs"`
-	Files      []string `yaml:"files"`
-	Native     []string `yaml:"native"`
-	References []string `yaml:"references"`
+	Wait       Wait     `yaml:"wait" json:"wait"`
+	Funcs      []string `yaml:"funcs" json:"funcs"`
+	Files      []string `yaml:"files" json:"files"`
+	Native     []string `yaml:"native" json:"native"`
+	References []string `yaml:"references" json:"references"`
 }
 
 // Wait is what a stack says its process is doing.
@@ -141,14 +139,14 @@ func (m *FrameMap) frameWait(f facts.Frame) (Wait, string, bool) {
 
 // Suggestion is a cause a library's failures suggest, with its prior.
 type Suggestion struct {
-	Category   Category `yaml:"category"`
-	Confidence float64  `yaml:"confidence"`
+	Category   Category `yaml:"category" json:"category"`
+	Confidence float64  `yaml:"confidence" json:"confidence"`
 }
 
 // BuiltinFrames returns the embedded frame map; tests validate it, so an
 // error here is a build defect.
 func BuiltinFrames() *FrameMap {
-	m, err := ParseFrames(builtinFrames, "catalog/frames.yaml")
+	m, err := parseFrames(decodeJSON(builtinFramesJSON, "catalog/frames.yaml"), "catalog/frames.yaml")
 	if err != nil {
 		panic(err)
 	}
@@ -157,9 +155,13 @@ func BuiltinFrames() *FrameMap {
 
 // ParseFrames reads and checks a frame map.
 func ParseFrames(data []byte, file string) (*FrameMap, error) {
+	return parseFrames(decodeYAML(data, file), file)
+}
+
+func parseFrames(decode func(any) error, file string) (*FrameMap, error) {
 	m := &FrameMap{}
-	if err := yaml.UnmarshalWithOptions(data, m, yaml.Strict()); err != nil {
-		return nil, fmt.Errorf("%s: %s", file, yaml.FormatError(err, false, false))
+	if err := decode(m); err != nil {
+		return nil, err
 	}
 	var errs []error
 	m.byFunc = map[string][]int{}

@@ -6,9 +6,8 @@ import (
 	"regexp"
 	"strconv"
 
-	"github.com/goccy/go-yaml"
-
 	"github.com/coroner-dev/coroner/rules/catalog"
+	"github.com/coroner-dev/coroner/rules/catalog/jsonform"
 )
 
 // Severity is the analyzer's classification of an Xid. It is derived from
@@ -71,7 +70,7 @@ func XidCodes() []int {
 // program starts; a catalog that does not hold together stops it there, and
 // TestXidCatalog stops it before a release.
 var xidCatalog = func() []XidEntry {
-	es, err := loadXids(catalog.Xid)
+	es, err := loadXids(func(v any) error { return jsonform.Decode(catalog.XidJSON, v) })
 	if err != nil {
 		panic("rules/catalog/xid.yaml: " + err.Error())
 	}
@@ -88,22 +87,22 @@ var xidName = regexp.MustCompile(`^[A-Z][A-Z0-9_]*$`)
 // error), and checks each entry: codes ascending and once, a mnemonic, a
 // meaning, a known severity, an action, causes of the matrix and at least
 // one https reference.
-func loadXids(data []byte) ([]XidEntry, error) {
+func loadXids(decode func(any) error) ([]XidEntry, error) {
 	var raw []struct {
-		Code        int      `yaml:"code"`
-		Name        string   `yaml:"name"`
-		Meaning     string   `yaml:"meaning"`
-		Immediate   string   `yaml:"immediate"`
-		Investigate string   `yaml:"investigate"`
-		Causes      []string `yaml:"causes"`
-		Severity    Severity `yaml:"severity"`
-		Action      string   `yaml:"action"`
-		Secondary   bool     `yaml:"secondary"`
-		Hardware    bool     `yaml:"hardware"`
-		References  []string `yaml:"references"`
+		Code        int      `yaml:"code" json:"code"`
+		Name        string   `yaml:"name" json:"name"`
+		Meaning     string   `yaml:"meaning" json:"meaning"`
+		Immediate   string   `yaml:"immediate" json:"immediate"`
+		Investigate string   `yaml:"investigate" json:"investigate"`
+		Causes      []string `yaml:"causes" json:"causes"`
+		Severity    Severity `yaml:"severity" json:"severity"`
+		Action      string   `yaml:"action" json:"action"`
+		Secondary   bool     `yaml:"secondary" json:"secondary"`
+		Hardware    bool     `yaml:"hardware" json:"hardware"`
+		References  []string `yaml:"references" json:"references"`
 	}
-	if err := yaml.UnmarshalWithOptions(data, &raw, yaml.Strict()); err != nil {
-		return nil, fmt.Errorf("decoding: %s", yaml.FormatError(err, false, false))
+	if err := decode(&raw); err != nil {
+		return nil, fmt.Errorf("decoding: %w", err)
 	}
 	if len(raw) == 0 {
 		return nil, fmt.Errorf("no entries")

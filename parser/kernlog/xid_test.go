@@ -1,12 +1,16 @@
 package kernlog
 
 import (
+	"errors"
 	"testing"
+
+	"github.com/goccy/go-yaml"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/coroner-dev/coroner/rules/catalog"
+	"github.com/coroner-dev/coroner/rules/catalog/jsonform"
 )
 
 const catalogURL = "https://docs.nvidia.com/deploy/xid-errors/analyzing-xid-catalog.html"
@@ -16,8 +20,12 @@ const catalogURL = "https://docs.nvidia.com/deploy/xid-errors/analyzing-xid-cata
 // catalog, and an entry with causes cites the cause matrix they come from.
 // TestXidCatalog checks what the entries say.
 func TestXidCatalogLoads(t *testing.T) {
-	es, err := loadXids(catalog.Xid)
+	es, err := loadXids(xidYAML(catalog.Xid))
 	require.NoError(t, err)
+	// The binary reads the JSON form: it must say what the YAML says.
+	fromJSON, err := loadXids(func(v any) error { return jsonform.Decode(catalog.XidJSON, v) })
+	require.NoError(t, err)
+	require.Equal(t, es, fromJSON, "rules/catalog/json/xid.json is not xid.yaml: run go generate ./rules/catalog")
 	assert.Len(t, es, 50)
 	assert.Equal(t, len(es), len(XidCodes()))
 	for _, e := range es {
@@ -34,7 +42,7 @@ func TestXidCatalogLoads(t *testing.T) {
 
 func TestLoadXidsRejects(t *testing.T) {
 	const ok = "- code: 8\n  name: A_B\n  meaning: m\n  severity: error\n  action: a\n  references: [" + catalogURL + "]\n"
-	_, err := loadXids([]byte(ok))
+	_, err := loadXids(xidYAML([]byte(ok)))
 	require.NoError(t, err, "the base entry of the cases below")
 	tests := []struct {
 		name, yaml, err string
@@ -55,9 +63,19 @@ func TestLoadXidsRejects(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := loadXids([]byte(tc.yaml))
+			_, err := loadXids(xidYAML([]byte(tc.yaml)))
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tc.err)
 		})
+	}
+}
+
+// xidYAML decodes xid.yaml itself, strictly.
+func xidYAML(data []byte) func(any) error {
+	return func(v any) error {
+		if err := yaml.UnmarshalWithOptions(data, v, yaml.Strict()); err != nil {
+			return errors.New(yaml.FormatError(err, false, false))
+		}
+		return nil
 	}
 }

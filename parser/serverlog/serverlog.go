@@ -190,12 +190,9 @@ func (p *parser) physical() {
 	}
 }
 
-// syslogESC is how rsyslog and journald's syslog forwarding write an ESC
-// they were given ("#033[2m", octal): colours of a log that went through
-// syslog.
-var syslogESC = []byte("#033[")
-
-// hasEscape reports an escape sequence, raw or as syslog wrote it. The
+// hasEscape reports an escape sequence, raw or as syslog wrote it: rsyslog
+// and journald's syslog forwarding write an ESC they were given as "#033"
+// (octal), so a log that went through syslog has "#033[2m" colours. The
 // syslog form is looked for at each '[' only, which a CSI holds: a line has
 // one or two (its header), while '#' is in every SGLang stat line several
 // times ("#running-req: 1, #token: 8") and a scan at each was most of what

@@ -3,7 +3,12 @@
 // the phases of the engines' frames, and NVIDIA's Xid catalog (read by the
 // kernel-log parser). It imports nothing and holds no code, so that any
 // package may read it.
+//
+// The binary reads the JSON form of each file (json/, written by gen from
+// the YAML); people read and edit the YAML.
 package catalog
+
+//go:generate go run ./gen
 
 import _ "embed"
 
@@ -11,3 +16,8 @@ import _ "embed"
 //
 //go:embed xid.yaml
 var Xid []byte
+
+// XidJSON is xid.yaml's JSON form.
+//
+//go:embed json/xid.json
+var XidJSON []byte

@@ -15,6 +15,7 @@
 //	go run ./scripts/catalog-versions \
 //	    -repo NVIDIA/nccl=/src/nccl -repo flashinfer-ai/flashinfer=/src/flashinfer \
 //	    -o rules/catalog/versions.yaml
+//	go generate ./rules/catalog   # the JSON form the binary reads
 //
 // A repository given as a directory that is no git repository but holds one
 // folder per release (name-1.2.3/, as unpacked sdists are) is searched the
