@@ -391,6 +391,12 @@ func (p *parser) handle(l *line) []byte {
 	p.inferred = l.level == facts.LevelNone
 	body, repeated := stripRayDedup(l.body)
 	l.body = body
+	if repeated == 0 && l.kind != hdrNone && p.statLine(ps, body) {
+		// Most lines of a long log; none is a traceback, a frame, an
+		// IPython header or a message of the table, so they skip those
+		// checks (and the code they would bring into the CPU's cache).
+		return nil
+	}
 	if bytes.HasPrefix(body, tbHead) {
 		p.tbStart(l, ps, bare, nil)
 		return nil

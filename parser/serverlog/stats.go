@@ -358,6 +358,39 @@ func commaSpace(b []byte) int {
 	}
 }
 
+// statLine reads a stat line of a header the parser knows, as table would:
+// SGLang's batch lines, vLLM's throughput and speculative-decoding metrics.
+// It returns false for any other line.
+func (p *parser) statLine(ps *procState, b []byte) bool {
+	if len(b) < len("Decode batch") {
+		return false
+	}
+	switch b[0] {
+	case 'D':
+		return has(b, "Decode batch") && p.statSGLang(ps, facts.EventStatDecode, b[len("Decode batch"):])
+	case 'P':
+		return has(b, "Prefill batch") && p.statSGLang(ps, facts.EventStatPrefill, b[len("Prefill batch"):])
+	case 'E':
+		k := bytes.Index(b[:min(len(b), 42)], []byte(": "))
+		if k <= 0 || !has(b, "Engine ") || !has(b[k+2:], "Avg prompt throughput") {
+			return false
+		}
+		p.statVLLM(ps, facts.EventStatThroughput, b[:k], b[k+2:])
+		return true
+	case 'A':
+		if has(b, "Avg prompt throughput:") {
+			p.statVLLM(ps, facts.EventStatThroughput, nil, b)
+			return true
+		}
+	case 'S':
+		if has(b, "SpecDecoding metrics:") || has(b, "Speculative metrics:") {
+			p.statSpec(ps, b)
+			return true
+		}
+	}
+	return false
+}
+
 // statSGLang reads the rest of an SGLang "Prefill batch"/"Decode batch" line
 // into a sample of the line's process.
 func (p *parser) statSGLang(ps *procState, typ facts.EventType, rest []byte) bool {
