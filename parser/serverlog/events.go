@@ -228,8 +228,10 @@ func (p *parser) recognized(l *line, ps *procState, bare bool) (*facts.LogEvent,
 		}
 		return p.emit(ps, facts.EventError, lvl, b, nil), false
 	}
-	if l.level != facts.LevelNone {
-		// (A line without a level was offered to bareReport above.)
+	if l.level != facts.LevelNone && l.level != facts.LevelInfo && l.level != facts.LevelDebug {
+		// (A line without a level was offered to bareReport above.) The C
+		// runtime and the check macros print no logger's level: an INFO
+		// line is a logger's, and never their report.
 		if ev := p.bareReport(ps, b); ev != nil {
 			return ev, false
 		}
