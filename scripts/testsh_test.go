@@ -127,8 +127,9 @@ import "testing"
 // TestFuzzDeadlineRaceIsRunAgain: a target that fails as Go 1.26's fuzzing
 // coordinator does when its deadline races its workers (a bare "context
 // deadline exceeded", no failing input written; go.dev/issue/75804) runs
-// once more instead of failing the test command; it failed the whole of
-// .ci/run before. A second such failure still fails.
+// again instead of failing the test command, up to three runs in all (a
+// loaded machine hit it twice in a row for one target); it failed the whole
+// of .ci/run before. A third such failure still fails.
 func TestFuzzDeadlineRaceIsRunAgain(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
@@ -136,7 +137,8 @@ func TestFuzzDeadlineRaceIsRunAgain(t *testing.T) {
 		ok    bool
 	}{
 		{"once: run again, passes", 1, true},
-		{"twice: fails", 2, false},
+		{"twice: run again, passes", 2, true},
+		{"three times: fails", 3, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := copyRepo(t)
@@ -165,7 +167,7 @@ import (
 }
 `), 0o644))
 			out, err := runTestSh(t, dir, "STEPS=fuzz", "FUZZPKGS=./internal/zzfuzz", "FUZZTIME=1s", "ZZ_RUNS="+count)
-			assert.Contains(t, out, "FuzzRace: Go's fuzzing deadline race (go.dev/issue/75804), no failing input written: once more")
+			assert.Contains(t, out, "FuzzRace: Go's fuzzing deadline race (go.dev/issue/75804), no failing input written: again")
 			if tc.ok {
 				require.NoError(t, err, out)
 				assert.Contains(t, out, "FuzzRace: ok")
