@@ -32,6 +32,7 @@ type Index struct {
 
 	compileFirst bool
 	gpus         []GPUInfo
+	versions     map[string]Running
 }
 
 // Span is one phase of one process.
@@ -62,6 +63,7 @@ func Derive(f *facts.Facts, catalog []*Signature) *Index {
 	}
 	idx.latest()
 	idx.gpus = inventory(f)
+	idx.versions = VersionsOf(f)
 	idx.Procs = procTimelines(f)
 	idx.compileFirst = compilesFirst(f, idx.Procs)
 	for _, pt := range idx.Procs {

@@ -65,7 +65,7 @@ var torchCUDARe = regexp.MustCompile(`\+cu(\d{2,3})$`)
 
 func runDriverTooOld(p *Pass) {
 	idx := p.Index
-	run := VersionsOf(idx.Facts)
+	run := idx.Versions()
 	// The CUDA torch was built with is the runtime the server loads;
 	// collect_env's "CUDA runtime version" is the toolkit nvcc finds.
 	var cuda Running

@@ -302,6 +302,10 @@ type GPUInfo struct {
 // it. Callers must not modify it.
 func (idx *Index) Inventory() []GPUInfo { return idx.gpus }
 
+// Versions is what VersionsOf finds in the bundle, computed once; the
+// signature and driver rules read it. Callers must not modify it.
+func (idx *Index) Versions() map[string]Running { return idx.versions }
+
 func inventory(f *facts.Facts) []GPUInfo {
 	var out []GPUInfo
 	// Nodes of one model have the same bus ids: a GPU is one node's.

@@ -51,7 +51,7 @@ func runSignatures(p *Pass) {
 	var running map[string]Running
 	for _, sig := range order {
 		if len(sig.affected) > 0 || sig.fix != nil {
-			running = VersionsOf(p.Facts)
+			running = p.Index.Versions()
 			break
 		}
 	}
