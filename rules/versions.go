@@ -276,6 +276,7 @@ var versionKeys = map[string][]string{
 	"deep_gemm":       {"pip:deep-gemm", "pip:deep_gemm"},
 	"tensorrt_llm":    {"pip:tensorrt-llm", "pip:tensorrt_llm"},
 	"tgi":             {"pip:text-generation-server", "pip:text-generation"},
+	"lmdeploy":        {"lmdeploy", "pip:lmdeploy"},
 	"ray":             {"pip:ray"},
 	"xformers":        {"xformers", "pip:xformers"},
 	"cuda":            {"cuda", "cuda_runtime", "cuda_build"},
