@@ -16,7 +16,7 @@ var graphsOffRule = &Rule{
 	Title:    "decoding ran without CUDA graphs",
 	Severity: SeverityWarning,
 	Category: CatThroughput,
-	Needs:    []facts.Kind{facts.KindSGLangLog, facts.KindVLLMLog},
+	Needs:    []facts.Kind{facts.KindSGLangLog, facts.KindVLLMLog, facts.KindServerLog},
 	Doc: `A decode step of a large model launches hundreds of small kernels; a CUDA
 graph replays them as one launch. Without graphs the CPU's launch overhead
 dominates at small batch sizes, and single-stream decoding is often several

@@ -16,7 +16,7 @@ var gpuFaultRule = &Rule{
 	Severity: SeverityCritical,
 	Category: CatGPUFault,
 	Needs: []facts.Kind{facts.KindKernelLog, facts.KindNvidiaSMIQ, facts.KindNvidiaSMIXML, facts.KindNvidiaSMICSV,
-		facts.KindNvidiaSMITable, facts.KindSGLangLog, facts.KindVLLMLog},
+		facts.KindNvidiaSMITable, facts.KindSGLangLog, facts.KindVLLMLog, facts.KindServerLog},
 	Doc: `GPUs fail in ways the application cannot fix: the driver reports an Xid in
 the kernel log (79 fallen off the bus, 48 double-bit ECC, 94/95 contained and
 uncontained ECC errors, 119/120 GSP timeouts, 13/31/43 engine exceptions and

@@ -14,7 +14,7 @@ var hostMemRule = &Rule{
 	Title:    "host memory exhausted",
 	Severity: SeverityCritical,
 	Category: CatHostOOM,
-	Needs:    []facts.Kind{facts.KindKernelLog, facts.KindMeminfo, facts.KindFree, facts.KindCgroupMemory, facts.KindSGLangLog, facts.KindVLLMLog},
+	Needs:    []facts.Kind{facts.KindKernelLog, facts.KindMeminfo, facts.KindFree, facts.KindCgroupMemory, facts.KindSGLangLog, facts.KindVLLMLog, facts.KindServerLog},
 	Doc: `The kernel's OOM killer (or a memory cgroup's, as in a container) kills the
 biggest process when host RAM runs out. Loading weights maps the checkpoint
 into host memory, parallel kernel builds run several cicc/cc1plus processes

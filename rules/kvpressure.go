@@ -14,7 +14,7 @@ var kvPressureRule = &Rule{
 	Title:    "the KV cache ran full while serving",
 	Severity: SeverityWarning,
 	Category: CatKVCacheInsufficent,
-	Needs:    []facts.Kind{facts.KindSGLangLog, facts.KindVLLMLog},
+	Needs:    []facts.Kind{facts.KindSGLangLog, facts.KindVLLMLog, facts.KindServerLog},
 	Doc: `Every running request holds its tokens in the KV cache. When the cache is
 full the scheduler stops admitting requests (the queue grows), and when
 running requests need more room it evicts some: SGLang retracts them ("KV

@@ -3,12 +3,14 @@ package rules_test
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/coroner-dev/coroner/parser/facts"
 	"github.com/coroner-dev/coroner/rules"
 	"github.com/coroner-dev/coroner/rules/rulestest"
 )
@@ -17,6 +19,20 @@ func TestRegistry(t *testing.T) {
 	rs := rules.Registered()
 	require.NotEmpty(t, rs)
 	require.NoError(t, rules.CheckRegistry(rs))
+}
+
+// TestEngineLogRulesReadAnyServerLog: a rule that reads SGLang's or vLLM's
+// logs reads a server log whose engine was not recognized too (a paste
+// without headers, a launcher's capture): the parser makes the same events
+// of the same lines there, and an owned signature would otherwise never be
+// reported (a fallen-off-the-bus line in such a log named no cause).
+func TestEngineLogRulesReadAnyServerLog(t *testing.T) {
+	for _, r := range rules.Registered() {
+		engine := slices.Contains(r.Needs, facts.KindSGLangLog) || slices.Contains(r.Needs, facts.KindVLLMLog)
+		if engine {
+			assert.Contains(t, r.Needs, facts.KindServerLog, "rule %s reads engine logs but not a server log of unknown engine", r.ID)
+		}
+	}
 }
 
 // TestRuleFixtures runs every rule against its fixtures in testdata/<id>/.

@@ -14,7 +14,7 @@ var servingHangRule = &Rule{
 	ID:       "serving-hang",
 	Title:    "hung while serving: requests in flight, no tokens",
 	Severity: SeverityError,
-	Needs:    []facts.Kind{facts.KindSGLangLog, facts.KindVLLMLog},
+	Needs:    []facts.Kind{facts.KindSGLangLog, facts.KindVLLMLog, facts.KindServerLog},
 	Doc: `A server that came up can still hang: a rank stops participating in a
 collective, a worker dies without the engine noticing, a kernel spins. The
 engine keeps its requests and produces nothing. The rule reads that from the

@@ -16,7 +16,7 @@ var storageRule = &Rule{
 	Title:    "weights load slowly",
 	Severity: SeverityWarning,
 	Category: CatSlowStorage,
-	Needs:    []facts.Kind{facts.KindSGLangLog, facts.KindVLLMLog},
+	Needs:    []facts.Kind{facts.KindSGLangLog, facts.KindVLLMLog, facts.KindServerLog},
 	Doc: `Weight loading reads the checkpoint from disk or a network file system into
 GPU memory. A local NVMe disk reads 2-7 GB/s; a network file system or object
 store mount often 0.1-0.5 GB/s; a cold page cache on a busy shared disk less.

@@ -14,7 +14,7 @@ var specDecodeRule = &Rule{
 	Title:    "the speculative-decoding drafter is almost never right",
 	Severity: SeverityWarning,
 	Category: CatSpecDecode,
-	Needs:    []facts.Kind{facts.KindSGLangLog, facts.KindVLLMLog},
+	Needs:    []facts.Kind{facts.KindSGLangLog, facts.KindVLLMLog, facts.KindServerLog},
 	Doc: `Speculative decoding pays off only when the target model accepts the
 drafter's tokens. Both engines print how often it does: SGLang in its decode
 lines ("accept len: 1.25, accept rate: 0.25"), vLLM in "SpecDecoding

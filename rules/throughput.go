@@ -14,7 +14,7 @@ var throughputRule = &Rule{
 	Title:    "generation throughput as the engine measured it",
 	Severity: SeverityInfo,
 	Category: CatThroughput,
-	Needs:    []facts.Kind{facts.KindSGLangLog, facts.KindVLLMLog},
+	Needs:    []facts.Kind{facts.KindSGLangLog, facts.KindVLLMLog, facts.KindServerLog},
 	Doc: `Reports the generation throughput the engine printed while serving, per
 engine process (SGLang's scheduler "Decode batch ... gen throughput
 (token/s)" lines, every 40 decode steps; vLLM's "Avg generation throughput"

@@ -14,7 +14,7 @@ var throughputDropRule = &Rule{
 	Title:    "generation throughput dropped during the run at the same batch size",
 	Severity: SeverityWarning,
 	Category: CatThroughput,
-	Needs:    []facts.Kind{facts.KindSGLangLog, facts.KindVLLMLog},
+	Needs:    []facts.Kind{facts.KindSGLangLog, facts.KindVLLMLog, facts.KindServerLog},
 	Doc: `Compares the engine's generation throughput with itself: at the same number
 of running requests (exactly, up to 8; within 25% above that), a decode step
 costs the same, so tokens per second should stay put. The rule fires when
