@@ -409,665 +409,84 @@ func (p *parser) table(l *line, ps *procState, lvl facts.Level, b []byte, bare b
 			return p.watchdog(ps, b), true
 		}
 	}
+	var (
+		ev       *facts.LogEvent
+		done, ok bool
+	)
 	switch b[0] {
 	case 'A':
-		switch {
-		case has(b, "Attention backend not"):
-			if w := wordAfter(b, " Use "); w != nil {
-				return p.emit(ps, facts.EventAttentionBackend, lvl, b, map[string]any{"backend": string(w), "default": true}), false
-			}
-			if k := bytes.Index(b, []byte("Falling back to '")); k >= 0 {
-				rest := b[k+len("Falling back to '"):]
-				if e := bytes.IndexByte(rest, '\''); e > 0 {
-					return p.emit(ps, facts.EventAttentionBackend, lvl, b, map[string]any{"backend": string(rest[:e]), "default": true}), false
-				}
-			}
-		case has(b, "Avg prompt throughput:"):
-			p.statVLLM(ps, facts.EventStatThroughput, nil, b)
-			return nil, true
-		case has(b, "All deep_gemm operations loaded successfully"):
-			return p.emit(ps, facts.EventJITEnd, lvl, b, map[string]any{"what": "deepgemm"}), false
-		case has(b, "AUTOTUNE ") && bytes.IndexByte(b, '(') > 0:
-			// Inductor's max-autotune benchmarking a kernel's choices
-			// (select_algorithm.py: "AUTOTUNE mm(8x4096, 4096x4096)"): the
-			// model is being compiled. Once per shape; the first is kept.
-			p.kbuf = append(p.kbuf[:0], "autotune|"...)
-			if p.seenKey() {
-				return nil, true
-			}
-			return p.emit(ps, facts.EventTorchCompile, lvl, b, map[string]any{"what": "autotune"}), false
-		case has(b, "Available KV cache memory:"):
-			if v, ok := numAfter(b, "memory:"); ok {
-				return p.emit(ps, facts.EventAvailableKV, lvl, b, map[string]any{"gib": v}), false
-			}
-		}
+		ev, done, ok = p.tableA(l, ps, lvl, b, bare)
 	case 'B':
-		if rest, ok := cut(b, "Building extension module "); ok {
-			return p.emit(ps, facts.EventJITBegin, lvl, b, map[string]any{"what": "torch-extension", "module": string(trimDot(rest))}), false
-		}
+		ev, done, ok = p.tableB(l, ps, lvl, b, bare)
 	case 'C':
-		switch {
-		case has(b, "Capture "):
-			if ev := p.capture(ps, lvl, b); ev != nil {
-				return ev, false
-			}
-		case has(b, "Custom allreduce is disabled"), has(b, "Custom all-reduce is disabled"):
-			f := map[string]any{"enabled": false}
-			if k := bytes.Index(b, []byte("because ")); k >= 0 {
-				r := b[k+len("because "):]
-				if e := bytes.Index(r, []byte(". ")); e > 0 {
-					r = r[:e]
-				}
-				f["reason"] = string(trimDot(r))
-			}
-			return p.emit(ps, facts.EventCustomAllReduce, lvl, b, f), false
-		case has(b, "Compiling a graph for "):
-			f := map[string]any{"stage": "compile"}
-			if v, ok := numAfter(b, " takes"); ok {
-				f["compile_s"] = v
-			}
-			return p.emit(ps, facts.EventTorchCompile, lvl, b, f), false
-		case has(b, "Capturing cudagraphs for decoding"), has(b, "Capturing the model for CUDA graphs"):
-			return p.emit(ps, facts.EventGraphBegin, lvl, b, map[string]any{"graph": "cuda graph"}), false
-		case has(b, "Child process unexpectedly failed"):
-			f := map[string]any{}
-			if v, ok := numAfter(b, "exit code"); ok {
-				f["exit_code"] = v
-			} else if v, ok := numAfter(b, "exitcode="); ok {
-				f["exit_code"] = v
-			}
-			if v, ok := numAfter(b, "pid="); ok {
-				f["pid"] = v
-			}
-			return p.emit(ps, facts.EventChildFailed, facts.LevelError, b, f), false
-		case has(b, "Creating FlashInfer allreduce workspace") && contains(b, "JIT"):
-			return p.emit(ps, facts.EventJITBegin, lvl, b, map[string]any{"what": "flashinfer"}), false
-		case has(b, "Chat template warmup completed"):
-			return p.emit(ps, facts.EventWarmup, lvl, b, map[string]any{"what": "chat-template"}), false
-		case has(b, "Cannot use FlashAttention"):
-			return p.emit(ps, facts.EventConfigWarning, lvl, b, nil), false
-		case has(b, "Compute Capability < 8.0 is not supported by the V1 Engine"):
-			return p.emit(ps, facts.EventConfigWarning, lvl, b, map[string]any{"fallback": "V0"}), false
-		case has(b, "CUDA graph is disabled"), has(b, "Cuda graph is disabled"), has(b, "Cudagraph is disabled"):
-			return p.emit(ps, facts.EventConfigWarning, lvl, b, map[string]any{"cuda_graph": false}), false
-		}
+		ev, done, ok = p.tableC(l, ps, lvl, b, bare)
 	case 'D':
-		switch {
-		case has(b, "DeepGEMM JIT code generation"):
-			// SGLang's DeepGEMM wrapper, before DeepGEMM's own messages.
-			f := map[string]any{"what": "deepgemm"}
-			if k := bytes.IndexByte(b, '<'); k >= 0 {
-				if e := bytes.IndexByte(b[k:], '>'); e > 0 {
-					f["kernel"] = string(b[k+1 : k+e])
-				}
-			}
-			return p.emit(ps, facts.EventJITProgress, lvl, b, f), false
-		case has(b, "Decode batch"):
-			if p.statSGLang(ps, facts.EventStatDecode, b[len("Decode batch"):]) {
-				return nil, true
-			}
-		case has(b, "Dynamo bytecode transform time:"):
-			f := map[string]any{"stage": "dynamo"}
-			if v, ok := numAfter(b, "time:"); ok {
-				f["dynamo_s"] = v
-			}
-			return p.emit(ps, facts.EventTorchCompile, lvl, b, f), false
-		case has(b, "Directly load the compiled graph"):
-			f := map[string]any{"stage": "load", "cached": true}
-			if v, ok := numAfter(b, "took"); ok {
-				f["load_s"] = v
-			}
-			return p.emit(ps, facts.EventTorchCompile, lvl, b, f), false
-		case has(b, "Directly load AOT compilation"):
-			return p.emit(ps, facts.EventTorchCompile, lvl, b, map[string]any{"stage": "load", "cached": true, "aot": true}), false
-		case has(b, "Decode out of memory happened"):
-			return p.retract(ps, b), false
-		case has(b, "Decode out of memory"):
-			return p.emit(ps, facts.EventOOM, facts.LevelError, b, map[string]any{"kind": "kv-cache"}), false
-		case has(b, "DetokenizerManager hit an exception"), has(b, "DataParallelController hit an exception"):
-			return p.emit(ps, facts.EventSchedulerCrash, facts.LevelError, b, map[string]any{"component": string(b[:bytes.IndexByte(b, ' ')])}), false
-		case has(b, "Disaggregation warmup"):
-			return p.emit(ps, facts.EventWarmup, lvl, b, map[string]any{"what": "disaggregation"}), false
-		}
+		ev, done, ok = p.tableD(l, ps, lvl, b, bare)
 	case 'E':
-		if has(b, "Endpoint '") && contains(b, "is deprecated") {
-			f := map[string]any{"what": string(wordUntil(b[len("Endpoint '"):], '\''))}
-			return p.emit(ps, facts.EventDeprecation, facts.LevelWarning, b, f), false
-		}
-		if has(b, "Engine ") {
-			if ev, ok := p.engineLine(ps, lvl, b); ok {
-				return ev, true
-			}
-		}
-		switch {
-		case has(b, "Engine core proc ") && contains(b, "died unexpectedly"):
-			f := map[string]any{}
-			if w := wordAfter(b, "Engine core proc "); w != nil {
-				f["proc"] = string(w)
-			}
-			return p.emit(ps, facts.EventEngineDead, facts.LevelError, b, f), false
-		case has(b, "Engine core initialization failed"):
-			return p.classifyException(ps, nil, b, b), false
-		case has(b, "Entering DeepGEMM JIT Pre-Compile session"):
-			return p.emit(ps, facts.EventJITBegin, lvl, b, map[string]any{"what": "deepgemm"}), false
-		case has(b, "EngineCore failed to start"):
-			return p.emit(ps, facts.EventEngineInitFailed, facts.LevelError, b, map[string]any{"what": "engine-core"}), false
-		case has(b, "EngineCore encountered a fatal error"):
-			return p.emit(ps, facts.EventEngineDead, facts.LevelError, b, nil), false
-		case has(b, "Estimated CUDA graph memory:"):
-			f := map[string]any{}
-			if v, ok := numAfter(b, "memory:"); ok {
-				f["cuda_graph_gib"] = v
-			}
-			return p.emit(ps, facts.EventMemoryProfile, lvl, b, f), false
-		case has(b, "End of disaggregation warmup"):
-			return p.emit(ps, facts.EventWarmup, lvl, b, map[string]any{"what": "disaggregation", "done": true}), false
-		case has(b, "Emitting ninja build file"):
-			return p.emit(ps, facts.EventJITBegin, lvl, b, map[string]any{"what": "torch-extension"}), false
-		case has(b, "Exception: WorkerProc initialization failed"):
-			return p.emit(ps, facts.EventEngineInitFailed, facts.LevelError, b, map[string]any{"what": "worker"}), false
-		}
+		ev, done, ok = p.tableE(l, ps, lvl, b, bare)
 	case 'F':
-		switch {
-		case has(b, "FlashInfer autotune completed"):
-			return p.emit(ps, facts.EventJITEnd, lvl, b, map[string]any{"what": "flashinfer-autotune"}), false
-		case has(b, "Free memory on device ("):
-			return p.freeMemory(ps, lvl, b), false
-		case has(b, "Fatal Python error"):
-			return p.emit(ps, facts.EventKilled, facts.LevelCritical, b, map[string]any{"what": "fatal-python-error"}), false
-		}
+		ev, done, ok = p.tableF(l, ps, lvl, b, bare)
 	case 'G':
-		switch {
-		case has(b, "GPU KV cache size:"):
-			if v, ok := numAfter(b, "size:"); ok {
-				return p.emit(ps, facts.EventKVCacheSize, lvl, b, map[string]any{"tokens": v}), false
-			}
-		case has(b, "Graph capturing finished"):
-			f := map[string]any{"graph": "cuda graph"}
-			if v, ok := numAfter(b, "finished in"); ok {
-				f["elapsed_s"] = v
-			}
-			if v, ok := numAfter(b, "took"); ok {
-				f["mem_gib"] = v
-			}
-			return p.emit(ps, facts.EventGraphEnd, lvl, b, f), false
-		case has(b, "Gracefully exiting"):
-			return p.emit(ps, facts.EventShutdown, lvl, b, map[string]any{"what": "graceful-exit"}), false
-		}
+		ev, done, ok = p.tableG(l, ps, lvl, b, bare)
 	case 'H':
-		if has(b, "Health check failed") {
-			// SGLang's /health: no output came back from the scheduler and
-			// detokenizer within the probe's timeout. The server still runs;
-			// it says the scheduler did not answer, as a timeout waiting on
-			// another process does, not that anything failed.
-			return p.emit(ps, facts.EventRPCTimeout, facts.LevelWarning, b, map[string]any{"what": "health-check"}), false
-		}
+		ev, done, ok = p.tableH(l, ps, lvl, b, bare)
 	case 'I':
-		switch {
-		case has(b, "Init torch distributed begin"):
-			return p.emit(ps, facts.EventDistInitBegin, lvl, b, nil), false
-		case has(b, "Init torch distributed ends"):
-			f := map[string]any{}
-			kvEq(afterPrefix(b, "Init torch distributed ends."), f)
-			return p.emit(ps, facts.EventDistInitEnd, lvl, b, f), false
-		case has(b, "Initializing a V1 LLM engine"), has(b, "Initializing a V0 LLM engine"), has(b, "Initializing an LLM engine"):
-			return p.engineInit(ps, lvl, b), false
-		case has(b, "Initialization failed"):
-			f := map[string]any{"what": "init"}
-			if contains(b, "warmup") {
-				f["what"] = "warmup"
-			}
-			return p.emit(ps, facts.EventEngineInitFailed, facts.LevelError, b, f), false
-		case has(b, "Initial profiling/warmup run took"):
-			f := map[string]any{"what": "profiling"}
-			if v, ok := numAfter(b, "took"); ok {
-				f["elapsed_s"] = v
-			}
-			return p.emit(ps, facts.EventWarmup, lvl, b, f), false
-		}
+		ev, done, ok = p.tableI(l, ps, lvl, b, bare)
 	case 'K':
-		switch {
-		case has(b, "KV Cache is allocated"):
-			return p.kvAlloc(ps, lvl, b), false
-		case has(b, "KV cache pool is full"):
-			return p.retract(ps, b), false
-		case has(b, "Killed"):
-			if len(trimDot(b)) == len("Killed") {
-				return p.emit(ps, facts.EventKilled, facts.LevelError, b, map[string]any{"signal": "SIGKILL"}), false
-			}
-		}
+		ev, done, ok = p.tableK(l, ps, lvl, b, bare)
 	case 'L':
-		switch {
-		case has(b, "Load weight begin"):
-			f := map[string]any{}
-			if v, ok := numAfter(b, "avail mem="); ok {
-				f["avail_mem_gb"] = v
-			}
-			return p.emit(ps, facts.EventLoadBegin, lvl, b, f), false
-		case has(b, "Load weight end"):
-			f := map[string]any{}
-			kvEq(afterPrefix(b, "Load weight end."), f)
-			return p.emit(ps, facts.EventLoadEnd, lvl, b, f), false
-		case has(b, "Loading weights took"):
-			f := map[string]any{"stage": "weights"}
-			if v, ok := numAfter(b, "took"); ok {
-				f["elapsed_s"] = v
-			}
-			return p.emit(ps, facts.EventLoadEnd, lvl, b, f), false
-		case has(b, "Loading model weights took"):
-			f := map[string]any{"stage": "model"}
-			if v, ok := numAfter(b, "took"); ok {
-				f["mem_gb"] = v
-			}
-			return p.emit(ps, facts.EventLoadEnd, lvl, b, f), false
-		case has(b, "Loading extension module "):
-			return p.emit(ps, facts.EventJITEnd, lvl, b, map[string]any{"what": "torch-extension", "module": string(trimDot(b[len("Loading extension module "):]))}), false
-		}
+		ev, done, ok = p.tableL(l, ps, lvl, b, bare)
 	case 'M':
-		switch {
-		case has(b, "Memory pool end"):
-			f := map[string]any{}
-			if v, ok := numAfter(b, "avail mem="); ok {
-				f["avail_mem_gb"] = v
-			}
-			return p.emit(ps, facts.EventMemPoolEnd, lvl, b, f), false
-		case has(b, "Model loading took"):
-			f := map[string]any{"stage": "model"}
-			if v, ok := numAfter(b, "took"); ok {
-				f["mem_gib"] = v
-			}
-			if v, ok := numAfter(b, " and "); ok {
-				f["elapsed_s"] = v
-			}
-			return p.emit(ps, facts.EventLoadEnd, lvl, b, f), false
-		case has(b, "Memory profiling takes"):
-			f := map[string]any{}
-			if v, ok := numAfter(b, "takes"); ok {
-				f["elapsed_s"] = v
-			}
-			return p.emit(ps, facts.EventMemoryProfile, lvl, b, f), false
-		case has(b, "Maximum concurrency for"):
-			f := map[string]any{}
-			if v, ok := numAfter(b, "concurrency for"); ok {
-				f["tokens_per_request"] = v
-			}
-			if v, ok := numAfter(b, "per request:"); ok {
-				f["concurrency"] = v
-			}
-			return p.emit(ps, facts.EventMaxConcurrency, lvl, b, f), false
-		}
+		ev, done, ok = p.tableM(l, ps, lvl, b, bare)
 	case 'N':
-		switch {
-		case has(b, "No available shared memory broadcast block found"):
-			f := map[string]any{}
-			if v, ok := numAfter(b, "found in"); ok {
-				f["wait_s"] = v
-			}
-			return p.emit(ps, facts.EventSHMWait, facts.LevelWarning, b, f), false
-		case has(b, "Not enough memory"), has(b, "No available memory for the cache blocks"):
-			return p.emit(ps, facts.EventKVInsufficient, facts.LevelError, b, nil), false
-		case has(b, "NCCL version "):
-			return p.emit(ps, facts.EventNCCLVersion, lvl, b, map[string]any{"version": string(wordAfter(b, "NCCL version "))}), false
-		}
+		ev, done, ok = p.tableN(l, ps, lvl, b, bare)
 	case 'P':
-		switch {
-		case has(b, "Primary job") && contains(b, "terminated normally, but"):
-			// Open MPI: the launcher ran the job to its end but a process
-			// returned non-zero ("Primary job  terminated normally, but 1
-			// process returned / a non-zero exit code.").
-			return p.emit(ps, facts.EventChildFailed, facts.LevelError, b, map[string]any{"launcher": "mpirun"}), false
-		case has(b, "Prefill batch"):
-			if p.statSGLang(ps, facts.EventStatPrefill, b[len("Prefill batch"):]) {
-				return nil, true
-			}
-		case has(b, "Prefix cache hit rate: GPU:"):
-			p.prefixCacheV0(ps, b)
-			return nil, true
-		case has(b, "Prefill out of memory"):
-			return p.emit(ps, facts.EventOOM, facts.LevelError, b, map[string]any{"kind": "kv-cache"}), false
-		case has(b, "Piecewise CUDA Graph failed"):
-			return p.emit(ps, facts.EventGraphFailed, facts.LevelError, b, map[string]any{"graph": "piecewise CUDA graph"}), false
-		case has(b, "Parent process exited, terminating worker"):
-			return p.emit(ps, facts.EventShutdown, lvl, b, map[string]any{"what": "parent-exited"}), false
-		case has(b, "Profiling CUDA graph memory"):
-			return p.emit(ps, facts.EventMemoryProfile, lvl, b, nil), false
-		}
+		ev, done, ok = p.tableP(l, ps, lvl, b, bare)
 	case 'R':
-		switch {
-		case has(b, "Received sigquit from a child proces"):
-			return p.emit(ps, facts.EventSigquit, facts.LevelError, b, nil), false
-		case has(b, "Rank ") && contains(b, "scheduler is dead"):
-			f := map[string]any{"what": "scheduler"}
-			if v, ok := numAfter(b, "Rank"); ok {
-				f["rank"] = v
-			}
-			return p.emit(ps, facts.EventChildFailed, facts.LevelError, b, f), false
-		case has(b, "Rank ") && contains(b, "scheduler died during initialization"):
-			return p.schedulerDied(ps, b), false
-		case has(b, "Registering ") && contains(b, "cuda graph addresses"):
-			// The custom all-reduce's capture context, on leaving (also on
-			// an exception: it runs in a finally), registers the buffers its
-			// graphs use and exchanges them with every rank of the group.
-			f := map[string]any{"enabled": true, "what": "graph-buffers"}
-			if v, ok := numAfter(b, "Registering"); ok {
-				f["addresses"] = v
-			}
-			return p.emit(ps, facts.EventCustomAllReduce, lvl, b, f), false
-		case has(b, "Route: "):
-			rest := b[len("Route: "):]
-			f := map[string]any{}
-			if k := bytes.Index(rest, []byte(", Methods: ")); k >= 0 {
-				f["path"] = string(rest[:k])
-				f["methods"] = string(rest[k+len(", Methods: "):])
-			} else {
-				f["path"] = string(rest)
-			}
-			return p.emit(ps, facts.EventRoute, lvl, b, f), false
-		case has(b, "Running FlashInfer autotune"):
-			return p.emit(ps, facts.EventJITBegin, lvl, b, map[string]any{"what": "flashinfer-autotune"}), false
-		case has(b, "RPC call to "):
-			return p.rpcTimeout(ps, b), false
-		}
+		ev, done, ok = p.tableR(l, ps, lvl, b, bare)
 	case 'S':
-		switch {
-		case has(b, "Scheduler hit an exception"):
-			return p.emit(ps, facts.EventSchedulerCrash, facts.LevelError, b, map[string]any{"component": "Scheduler"}), false
-		case has(b, "Sequence group ") && contains(b, "is preempted by PreemptionMode."):
-			f := map[string]any{}
-			if w := wordAfter(b, "PreemptionMode."); w != nil {
-				f["mode"] = string(w)
-			}
-			if v, ok := numAfter(b, "total_num_cumulative_preemption="); ok {
-				f["total"] = v
-			}
-			return p.emit(ps, facts.EventPreemption, facts.LevelWarning, b, f), false
-		case has(b, "SpecDecoding metrics:"), has(b, "Speculative metrics:"):
-			p.statSpec(ps, b)
-			return nil, true
-		case has(b, "Scheduler or DataParallelController"):
-			f := map[string]any{"what": "scheduler"}
-			if v, ok := numAfter(b, "terminated with"); ok {
-				f["exit_code"] = v
-			}
-			return p.emit(ps, facts.EventChildFailed, facts.LevelError, b, f), false
-		case has(b, "SIGQUIT received"):
-			return p.emit(ps, facts.EventSigquit, facts.LevelError, b, nil), false
-		case has(b, "SIGTERM received"), has(b, "SIGINT received"):
-			return p.emit(ps, facts.EventShutdown, lvl, b, map[string]any{"signal": string(b[:bytes.IndexByte(b, ' ')])}), false
-		case has(b, "Subprocess ") && contains(b, "crashed with exit code"):
-			return p.subprocessCrashed(ps, b), false
-		case has(b, "Starting to load model"):
-			f := map[string]any{}
-			if rest, ok := cut(b, "Starting to load model "); ok {
-				f["model"] = string(bytes.TrimSuffix(bytes.TrimSpace(rest), []byte("...")))
-			}
-			return p.emit(ps, facts.EventLoadBegin, lvl, b, f), false
-		case has(b, "Starting vLLM"):
-			f := map[string]any{"server": "vllm"}
-			if k := bytes.Index(b, []byte("http")); k >= 0 {
-				f["url"] = string(trimDot(b[k:]))
-			}
-			return p.emit(ps, facts.EventHTTPStart, lvl, b, f), false
-		case has(b, "Start of pd disaggregation warmup"):
-			return p.emit(ps, facts.EventWarmup, lvl, b, map[string]any{"what": "disaggregation"}), false
-		case has(b, "Skipping CUDA graph capture"):
-			return p.emit(ps, facts.EventConfigWarning, lvl, b, map[string]any{"cuda_graph": false}), false
-		case has(b, "Segmentation fault"):
-			return p.emit(ps, facts.EventKilled, facts.LevelCritical, b, map[string]any{"signal": "SIGSEGV"}), false
-		case has(b, "Started server process"):
-			return p.uvicornStarted(ps, lvl, b), false
-		}
+		ev, done, ok = p.tableS(l, ps, lvl, b, bare)
 	case 'T':
-		switch {
-		case has(b, "The server is fired up and ready to roll"):
-			return p.emit(ps, facts.EventReady, facts.LevelInfo, b, map[string]any{"server": "sglang"}), false
-		case has(b, "Time spent downloading weights"):
-			f := map[string]any{}
-			if k := bytes.LastIndex(b, []byte(": ")); k > 0 {
-				if v, n := parseNum(b[k+2:]); n > 0 {
-					f["elapsed_s"] = v
-				}
-				if m := bytes.Index(b[:k], []byte(" for ")); m >= 0 {
-					f["model"] = string(b[m+5 : k])
-				}
-			}
-			return p.emit(ps, facts.EventWeightsDownload, lvl, b, f), false
-		case has(b, "Triton kernel JIT compilation during inference"), has(b, "CuTeDSL JIT compilation during inference"):
-			f := map[string]any{"what": "triton-inference"}
-			if k := bytes.Index(b, []byte("inference: ")); k >= 0 {
-				f["kernel"] = string(trimDot(wordUntil(b[k+len("inference: "):], '.')))
-			}
-			return p.emit(ps, facts.EventJITProgress, lvl, b, f), false
-		case has(b, "TileLang begins to compile kernel"):
-			return p.emit(ps, facts.EventJITBegin, lvl, b, map[string]any{"what": "tilelang"}), false
-		case has(b, "TileLang completes"):
-			return p.emit(ps, facts.EventJITEnd, lvl, b, map[string]any{"what": "tilelang"}), false
-		case has(b, "Try DeepGEMM JIT Compiling for"):
-			f := map[string]any{"what": "deepgemm"}
-			if k := bytes.IndexByte(b, '<'); k >= 0 {
-				if e := bytes.IndexByte(b[k:], '>'); e > 0 {
-					f["kernel"] = string(b[k+1 : k+e])
-				}
-			}
-			return p.emit(ps, facts.EventJITProgress, lvl, b, f), false
-		case has(b, "TokenizerManager hit an exception"):
-			return p.emit(ps, facts.EventSchedulerCrash, facts.LevelError, b, map[string]any{"component": "TokenizerManager"}), false
-		case has(b, "TP rank ") && contains(b, "other ranks that didn't finish loading"):
-			return p.emit(ps, facts.EventError, facts.LevelError, b, map[string]any{"what": "load-barrier"}), false
-		case has(b, "The number of required GPUs exceeds the total number of available GPUs"):
-			return p.emit(ps, facts.EventConfigWarning, facts.LevelWarning, b, map[string]any{"what": "placement-group"}), false
-		}
+		ev, done, ok = p.tableT(l, ps, lvl, b, bare)
 	case 'U':
-		switch {
-		case has(b, "Using model weights format"):
-			f := map[string]any{}
-			if k := bytes.IndexByte(b, '['); k >= 0 {
-				f["format"] = string(b[k:])
-			}
-			return p.emit(ps, facts.EventWeightsFormat, lvl, b, f), false
-		case has(b, "Using cache directory:") && contains(b, "torch.compile"):
-			f := map[string]any{"stage": "begin"}
-			if w := wordAfter(b, "directory: "); w != nil {
-				f["cache_dir"] = string(w)
-			}
-			return p.emit(ps, facts.EventTorchCompile, lvl, b, f), false
-		case has(b, "Using ") && (contains(b, "backend") || has(b, "Using FlashAttention version")):
-			if ev := p.vllmBackend(ps, lvl, b); ev != nil {
-				return ev, false
-			}
-		case has(b, "Use ") && contains(b, "attention backend"):
-			f := map[string]any{}
-			if w := wordAfter(b, "Use "); w != nil {
-				f["backend"] = string(w)
-			}
-			return p.emit(ps, facts.EventAttentionBackend, lvl, b, f), false
-		case has(b, "Uvicorn running on"):
-			return p.uvicornRunning(ps, lvl, b), false
-		}
+		ev, done, ok = p.tableU(l, ps, lvl, b, bare)
 	case 'W':
-		switch {
-		case has(b, "Watchdog timeout"):
-			return p.watchdog(ps, b), false
-		case has(b, "Waiting for creating a placement group"):
-			f := map[string]any{}
-			if v, ok := numAfter(b, "specs for"); ok {
-				f["wait_s"] = v
-			}
-			return p.emit(ps, facts.EventPlacementWait, facts.LevelWarning, b, f), false
-		case has(b, "Worker proc ") && contains(b, "died unexpectedly"):
-			f := map[string]any{}
-			if w := wordAfter(b, "Worker proc "); w != nil {
-				f["worker"] = string(w)
-			}
-			return p.emit(ps, facts.EventWorkerDied, facts.LevelError, b, f), false
-		case has(b, "WorkerProc was terminated"):
-			return p.emit(ps, facts.EventShutdown, lvl, b, map[string]any{"what": "worker-terminated"}), false
-		case has(b, "WorkerProc failed to start"):
-			return p.emit(ps, facts.EventEngineInitFailed, facts.LevelError, b, map[string]any{"what": "worker"}), false
-		case has(b, "Warming up"):
-			return p.emit(ps, facts.EventWarmup, lvl, b, nil), false
-		}
+		ev, done, ok = p.tableW(l, ps, lvl, b, bare)
 	case 't':
-		switch {
-		case has(b, "torch.compile takes"), has(b, "torch.compile took"):
-			f := map[string]any{}
-			if v, ok := numAfter(b, " takes"); ok {
-				f["elapsed_s"] = v
-			} else if v, ok := numAfter(b, " took"); ok {
-				f["elapsed_s"] = v
-			}
-			return p.emit(ps, facts.EventTorchCompileEnd, lvl, b, f), false
-		case has(b, "the current vLLM instance can use total_gpu_memory"):
-			f := map[string]any{}
-			if v, ok := numAfter(b, "total_gpu_memory ("); ok {
-				f["total_gib"] = v
-			}
-			if v, ok := numAfter(b, "gpu_memory_utilization ("); ok {
-				f["utilization"] = v
-			}
-			if v, ok := numAfter(b, ") = "); ok {
-				f["usable_gib"] = v
-			}
-			return p.emit(ps, facts.EventMemoryProfile, lvl, b, f), false
-		}
+		ev, done, ok = p.tableLowerT(l, ps, lvl, b, bare)
 	case 'm', 'p':
-		if ev := p.mpiReport(ps, b); ev != nil {
-			return ev, false
-		}
-		if has(b, "max_total_num_tokens=") {
-			f := map[string]any{}
-			kvEq(b, f)
-			return p.emit(ps, facts.EventMaxTotalTokens, lvl, b, f), false
-		}
-		if has(b, "model weights take") {
-			f := map[string]any{}
-			if v, ok := numAfter(b, "model weights take"); ok {
-				f["weights_gib"] = v
-			}
-			if v, ok := numAfter(b, "non_torch_memory takes"); ok {
-				f["non_torch_gib"] = v
-			}
-			if v, ok := numAfter(b, "activation peak memory takes"); ok {
-				f["activation_gib"] = v
-			}
-			if v, ok := numAfter(b, "reserved for KV Cache is"); ok {
-				f["kv_cache_gib"] = v
-			}
-			return p.emit(ps, facts.EventMemoryProfile, lvl, b, f), false
-		}
+		ev, done, ok = p.tableLowerMP(l, ps, lvl, b, bare)
 	case '#':
-		if has(b, "# cuda blocks:") || has(b, "# GPU blocks:") {
-			f := map[string]any{}
-			if v, ok := numAfter(b, "blocks:"); ok {
-				f["gpu_blocks"] = v
-			}
-			if v, ok := numAfter(b, "# CPU blocks:"); ok {
-				f["cpu_blocks"] = v
-			}
-			return p.emit(ps, facts.EventKVCacheSize, lvl, b, f), false
-		}
+		ev, done, ok = p.tableHash(l, ps, lvl, b, bare)
 	case 'i':
-		if has(b, "init engine") && contains(b, "took") {
-			f := map[string]any{}
-			if v, ok := numAfter(b, "took"); ok {
-				f["elapsed_s"] = v
-			}
-			if v, ok := numAfter(b, "compilation:"); ok {
-				f["compilation_s"] = v
-			}
-			return p.emit(ps, facts.EventInitEngineDone, lvl, b, f), false
-		}
+		ev, done, ok = p.tableLowerI(l, ps, lvl, b, bare)
 	case 'n':
-		if has(b, "non-default args: {") {
-			return p.argsDump(ps, lvl, b, b[len("non-default args: "):], "non-default-args", facts.EventNonDefaultArgs, false), false
-		}
+		ev, done, ok = p.tableLowerN(l, ps, lvl, b, bare)
 	case 'a':
-		if has(b, "args: Namespace(") {
-			return p.argsDump(ps, lvl, b, b[len("args: "):], "non-default-args", facts.EventNonDefaultArgs, true), false
-		}
+		ev, done, ok = p.tableLowerA(l, ps, lvl, b, bare)
 	case 'r':
-		switch {
-		case has(b, "reading GPU P2P access cache from"):
-			rest, _ := bytes.CutPrefix(b, []byte("reading GPU P2P access cache from"))
-			return p.emit(ps, facts.EventP2P, lvl, b, map[string]any{"cache": string(trimDot(bytes.TrimLeft(rest, " ")))}), false
-		case has(b, "rank ") && contains(b, " is assigned as "):
-			return p.rankAssigned(ps, lvl, b), false
-		}
+		ev, done, ok = p.tableLowerR(l, ps, lvl, b, bare)
 	case 's':
-		switch {
-		case has(b, "server_args=ServerArgs("):
-			return p.argsDump(ps, lvl, b, b[len("server_args="):], "server-args", facts.EventServerArgs, false), false
-		case has(b, "sglang is using nccl=="):
-			return p.emit(ps, facts.EventNCCLVersion, lvl, b, map[string]any{"version": string(trimDot(b[len("sglang is using nccl=="):]))}), false
-		}
+		ev, done, ok = p.tableLowerS(l, ps, lvl, b, bare)
 	case 'v':
-		switch {
-		case has(b, "vLLM API server version "):
-			return p.emit(ps, facts.EventVersion, lvl, b, map[string]any{"engine": "vllm", "version": string(trimDot(b[len("vLLM API server version "):]))}), false
-		case has(b, "vLLM is using nccl=="):
-			return p.emit(ps, facts.EventNCCLVersion, lvl, b, map[string]any{"version": string(trimDot(b[len("vLLM is using nccl=="):]))}), false
-		}
+		ev, done, ok = p.tableLowerV(l, ps, lvl, b, bare)
 	case 'w':
-		if has(b, "world_size=") && contains(b, "distributed_init_method=") {
-			f := map[string]any{}
-			for _, kv := range bytes.Fields(b) {
-				if e := bytes.IndexByte(kv, '='); e > 0 {
-					if v, n := parseNum(kv[e+1:]); n > 0 && n == len(kv)-e-1 {
-						f[string(kv[:e])] = v
-					} else {
-						f[string(kv[:e])] = string(kv[e+1:])
-					}
-				}
-			}
-			return p.emit(ps, facts.EventDistInitBegin, lvl, b, f), false
-		}
+		ev, done, ok = p.tableLowerW(l, ps, lvl, b, bare)
 	case '[':
-		switch {
-		case has(b, "[shutdown] "):
-			return p.emit(ps, facts.EventShutdown, lvl, b, map[string]any{"what": string(b[len("[shutdown] "):min(len(b), len("[shutdown] ")+64)])}), false
-		case has(b, "[AR] "):
-			f := map[string]any{}
-			if contains(b, "custom AR disabled") {
-				f["enabled"] = false
-			} else if has(b, "[AR] Using ") {
-				f["enabled"] = true
-			}
-			return p.emit(ps, facts.EventCustomAllReduce, lvl, b, f), false
-		}
+		ev, done, ok = p.tableBracket(l, ps, lvl, b, bare)
 	case '\'':
-		// "'--cuda-graph-max-bs' is deprecated and will be removed in a
-		// future release. Use '--cuda-graph-max-bs-decode' instead."
-		if e := bytes.IndexByte(b[1:], '\''); e > 0 && has(b[e+2:], " is deprecated") {
-			f := map[string]any{"what": string(b[1 : e+1])}
-			if k := strings.Index(bstr(b), "Use '"); k >= 0 {
-				if q := bytes.IndexByte(b[k+5:], '\''); q > 0 {
-					f["replacement"] = string(b[k+5 : k+5+q])
-				}
-			}
-			return p.emit(ps, facts.EventDeprecation, facts.LevelWarning, b, f), false
-		}
+		ev, done, ok = p.tableQuote(l, ps, lvl, b, bare)
 	case '*':
-		if has(b, "*** SIGTERM received") || has(b, "*** SIGKILL") || has(b, "*** SIGSEGV received") || has(b, "*** SIGABRT received") {
-			sig := b[4:]
-			if e := bytes.IndexByte(sig, ' '); e > 0 {
-				sig = sig[:e]
-			}
-			return p.emit(ps, facts.EventSignal, facts.LevelWarning, b, map[string]any{"signal": string(sig)}), false
-		}
+		ev, done, ok = p.tableStar(l, ps, lvl, b, bare)
 	case '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		if ev, ok := p.engineLine(ps, lvl, b); ok {
-			return ev, true
-		}
+		ev, done, ok = p.tableDigit(l, ps, lvl, b, bare)
 	case 'f':
-		if has(b, "flashinfer.jit:") {
-			// "flashinfer.jit: msg" behind its own formatter's header, or
-			// "flashinfer.jit:msg" as logging's "%(name)s:%(message)s" puts it.
-			return p.flashinfer(l, ps, lvl, skipOneSpace(b[len("flashinfer.jit:"):])), false
-		}
+		ev, done, ok = p.tableLowerF(l, ps, lvl, b, bare)
 	case '/':
-		if ev := p.pyWarning(ps, b); ev != nil {
-			return ev, false
-		}
+		ev, done, ok = p.tableSlash(l, ps, lvl, b, bare)
+	}
+	if ok {
+		return ev, done
 	}
 	if looksLikeException(b) {
 		// An exception line outside a traceback ("RuntimeError: ...").
@@ -1108,6 +527,839 @@ func (p *parser) table(l *line, ps *procState, lvl facts.Level, b []byte, bare b
 		return p.emit(ps, facts.EventKilled, facts.LevelCritical, b, map[string]any{"signal": "SIGABRT"}), false
 	}
 	return nil, false
+}
+
+// tableA is table for the lines that start with 'A'; ok reports that one of
+// its checks took the line (ev and done are then table's answer).
+func (p *parser) tableA(l *line, ps *procState, lvl facts.Level, b []byte, bare bool) (ev *facts.LogEvent, done, ok bool) {
+	switch {
+	case has(b, "Attention backend not"):
+		if w := wordAfter(b, " Use "); w != nil {
+			return p.emit(ps, facts.EventAttentionBackend, lvl, b, map[string]any{"backend": string(w), "default": true}), false, true
+		}
+		if k := bytes.Index(b, []byte("Falling back to '")); k >= 0 {
+			rest := b[k+len("Falling back to '"):]
+			if e := bytes.IndexByte(rest, '\''); e > 0 {
+				return p.emit(ps, facts.EventAttentionBackend, lvl, b, map[string]any{"backend": string(rest[:e]), "default": true}), false, true
+			}
+		}
+	case has(b, "Avg prompt throughput:"):
+		p.statVLLM(ps, facts.EventStatThroughput, nil, b)
+		return nil, true, true
+	case has(b, "All deep_gemm operations loaded successfully"):
+		return p.emit(ps, facts.EventJITEnd, lvl, b, map[string]any{"what": "deepgemm"}), false, true
+	case has(b, "AUTOTUNE ") && bytes.IndexByte(b, '(') > 0:
+		// Inductor's max-autotune benchmarking a kernel's choices
+		// (select_algorithm.py: "AUTOTUNE mm(8x4096, 4096x4096)"): the
+		// model is being compiled. Once per shape; the first is kept.
+		p.kbuf = append(p.kbuf[:0], "autotune|"...)
+		if p.seenKey() {
+			return nil, true, true
+		}
+		return p.emit(ps, facts.EventTorchCompile, lvl, b, map[string]any{"what": "autotune"}), false, true
+	case has(b, "Available KV cache memory:"):
+		if v, ok := numAfter(b, "memory:"); ok {
+			return p.emit(ps, facts.EventAvailableKV, lvl, b, map[string]any{"gib": v}), false, true
+		}
+	}
+	return nil, false, false
+}
+
+// tableB is table for the lines that start with 'B'; ok reports that one of
+// its checks took the line (ev and done are then table's answer).
+func (p *parser) tableB(l *line, ps *procState, lvl facts.Level, b []byte, bare bool) (ev *facts.LogEvent, done, ok bool) {
+	if rest, ok := cut(b, "Building extension module "); ok {
+		return p.emit(ps, facts.EventJITBegin, lvl, b, map[string]any{"what": "torch-extension", "module": string(trimDot(rest))}), false, true
+	}
+	return nil, false, false
+}
+
+// tableC is table for the lines that start with 'C'; ok reports that one of
+// its checks took the line (ev and done are then table's answer).
+func (p *parser) tableC(l *line, ps *procState, lvl facts.Level, b []byte, bare bool) (ev *facts.LogEvent, done, ok bool) {
+	switch {
+	case has(b, "Capture "):
+		if ev := p.capture(ps, lvl, b); ev != nil {
+			return ev, false, true
+		}
+	case has(b, "Custom allreduce is disabled"), has(b, "Custom all-reduce is disabled"):
+		f := map[string]any{"enabled": false}
+		if k := bytes.Index(b, []byte("because ")); k >= 0 {
+			r := b[k+len("because "):]
+			if e := bytes.Index(r, []byte(". ")); e > 0 {
+				r = r[:e]
+			}
+			f["reason"] = string(trimDot(r))
+		}
+		return p.emit(ps, facts.EventCustomAllReduce, lvl, b, f), false, true
+	case has(b, "Compiling a graph for "):
+		f := map[string]any{"stage": "compile"}
+		if v, ok := numAfter(b, " takes"); ok {
+			f["compile_s"] = v
+		}
+		return p.emit(ps, facts.EventTorchCompile, lvl, b, f), false, true
+	case has(b, "Capturing cudagraphs for decoding"), has(b, "Capturing the model for CUDA graphs"):
+		return p.emit(ps, facts.EventGraphBegin, lvl, b, map[string]any{"graph": "cuda graph"}), false, true
+	case has(b, "Child process unexpectedly failed"):
+		f := map[string]any{}
+		if v, ok := numAfter(b, "exit code"); ok {
+			f["exit_code"] = v
+		} else if v, ok := numAfter(b, "exitcode="); ok {
+			f["exit_code"] = v
+		}
+		if v, ok := numAfter(b, "pid="); ok {
+			f["pid"] = v
+		}
+		return p.emit(ps, facts.EventChildFailed, facts.LevelError, b, f), false, true
+	case has(b, "Creating FlashInfer allreduce workspace") && contains(b, "JIT"):
+		return p.emit(ps, facts.EventJITBegin, lvl, b, map[string]any{"what": "flashinfer"}), false, true
+	case has(b, "Chat template warmup completed"):
+		return p.emit(ps, facts.EventWarmup, lvl, b, map[string]any{"what": "chat-template"}), false, true
+	case has(b, "Cannot use FlashAttention"):
+		return p.emit(ps, facts.EventConfigWarning, lvl, b, nil), false, true
+	case has(b, "Compute Capability < 8.0 is not supported by the V1 Engine"):
+		return p.emit(ps, facts.EventConfigWarning, lvl, b, map[string]any{"fallback": "V0"}), false, true
+	case has(b, "CUDA graph is disabled"), has(b, "Cuda graph is disabled"), has(b, "Cudagraph is disabled"):
+		return p.emit(ps, facts.EventConfigWarning, lvl, b, map[string]any{"cuda_graph": false}), false, true
+	}
+	return nil, false, false
+}
+
+// tableD is table for the lines that start with 'D'; ok reports that one of
+// its checks took the line (ev and done are then table's answer).
+func (p *parser) tableD(l *line, ps *procState, lvl facts.Level, b []byte, bare bool) (ev *facts.LogEvent, done, ok bool) {
+	switch {
+	case has(b, "DeepGEMM JIT code generation"):
+		// SGLang's DeepGEMM wrapper, before DeepGEMM's own messages.
+		f := map[string]any{"what": "deepgemm"}
+		if k := bytes.IndexByte(b, '<'); k >= 0 {
+			if e := bytes.IndexByte(b[k:], '>'); e > 0 {
+				f["kernel"] = string(b[k+1 : k+e])
+			}
+		}
+		return p.emit(ps, facts.EventJITProgress, lvl, b, f), false, true
+	case has(b, "Decode batch"):
+		if p.statSGLang(ps, facts.EventStatDecode, b[len("Decode batch"):]) {
+			return nil, true, true
+		}
+	case has(b, "Dynamo bytecode transform time:"):
+		f := map[string]any{"stage": "dynamo"}
+		if v, ok := numAfter(b, "time:"); ok {
+			f["dynamo_s"] = v
+		}
+		return p.emit(ps, facts.EventTorchCompile, lvl, b, f), false, true
+	case has(b, "Directly load the compiled graph"):
+		f := map[string]any{"stage": "load", "cached": true}
+		if v, ok := numAfter(b, "took"); ok {
+			f["load_s"] = v
+		}
+		return p.emit(ps, facts.EventTorchCompile, lvl, b, f), false, true
+	case has(b, "Directly load AOT compilation"):
+		return p.emit(ps, facts.EventTorchCompile, lvl, b, map[string]any{"stage": "load", "cached": true, "aot": true}), false, true
+	case has(b, "Decode out of memory happened"):
+		return p.retract(ps, b), false, true
+	case has(b, "Decode out of memory"):
+		return p.emit(ps, facts.EventOOM, facts.LevelError, b, map[string]any{"kind": "kv-cache"}), false, true
+	case has(b, "DetokenizerManager hit an exception"), has(b, "DataParallelController hit an exception"):
+		return p.emit(ps, facts.EventSchedulerCrash, facts.LevelError, b, map[string]any{"component": string(b[:bytes.IndexByte(b, ' ')])}), false, true
+	case has(b, "Disaggregation warmup"):
+		return p.emit(ps, facts.EventWarmup, lvl, b, map[string]any{"what": "disaggregation"}), false, true
+	}
+	return nil, false, false
+}
+
+// tableE is table for the lines that start with 'E'; ok reports that one of
+// its checks took the line (ev and done are then table's answer).
+func (p *parser) tableE(l *line, ps *procState, lvl facts.Level, b []byte, bare bool) (ev *facts.LogEvent, done, ok bool) {
+	if has(b, "Endpoint '") && contains(b, "is deprecated") {
+		f := map[string]any{"what": string(wordUntil(b[len("Endpoint '"):], '\''))}
+		return p.emit(ps, facts.EventDeprecation, facts.LevelWarning, b, f), false, true
+	}
+	if has(b, "Engine ") {
+		if ev, ok := p.engineLine(ps, lvl, b); ok {
+			return ev, true, true
+		}
+	}
+	switch {
+	case has(b, "Engine core proc ") && contains(b, "died unexpectedly"):
+		f := map[string]any{}
+		if w := wordAfter(b, "Engine core proc "); w != nil {
+			f["proc"] = string(w)
+		}
+		return p.emit(ps, facts.EventEngineDead, facts.LevelError, b, f), false, true
+	case has(b, "Engine core initialization failed"):
+		return p.classifyException(ps, nil, b, b), false, true
+	case has(b, "Entering DeepGEMM JIT Pre-Compile session"):
+		return p.emit(ps, facts.EventJITBegin, lvl, b, map[string]any{"what": "deepgemm"}), false, true
+	case has(b, "EngineCore failed to start"):
+		return p.emit(ps, facts.EventEngineInitFailed, facts.LevelError, b, map[string]any{"what": "engine-core"}), false, true
+	case has(b, "EngineCore encountered a fatal error"):
+		return p.emit(ps, facts.EventEngineDead, facts.LevelError, b, nil), false, true
+	case has(b, "Estimated CUDA graph memory:"):
+		f := map[string]any{}
+		if v, ok := numAfter(b, "memory:"); ok {
+			f["cuda_graph_gib"] = v
+		}
+		return p.emit(ps, facts.EventMemoryProfile, lvl, b, f), false, true
+	case has(b, "End of disaggregation warmup"):
+		return p.emit(ps, facts.EventWarmup, lvl, b, map[string]any{"what": "disaggregation", "done": true}), false, true
+	case has(b, "Emitting ninja build file"):
+		return p.emit(ps, facts.EventJITBegin, lvl, b, map[string]any{"what": "torch-extension"}), false, true
+	case has(b, "Exception: WorkerProc initialization failed"):
+		return p.emit(ps, facts.EventEngineInitFailed, facts.LevelError, b, map[string]any{"what": "worker"}), false, true
+	}
+	return nil, false, false
+}
+
+// tableF is table for the lines that start with 'F'; ok reports that one of
+// its checks took the line (ev and done are then table's answer).
+func (p *parser) tableF(l *line, ps *procState, lvl facts.Level, b []byte, bare bool) (ev *facts.LogEvent, done, ok bool) {
+	switch {
+	case has(b, "FlashInfer autotune completed"):
+		return p.emit(ps, facts.EventJITEnd, lvl, b, map[string]any{"what": "flashinfer-autotune"}), false, true
+	case has(b, "Free memory on device ("):
+		return p.freeMemory(ps, lvl, b), false, true
+	case has(b, "Fatal Python error"):
+		return p.emit(ps, facts.EventKilled, facts.LevelCritical, b, map[string]any{"what": "fatal-python-error"}), false, true
+	}
+	return nil, false, false
+}
+
+// tableG is table for the lines that start with 'G'; ok reports that one of
+// its checks took the line (ev and done are then table's answer).
+func (p *parser) tableG(l *line, ps *procState, lvl facts.Level, b []byte, bare bool) (ev *facts.LogEvent, done, ok bool) {
+	switch {
+	case has(b, "GPU KV cache size:"):
+		if v, ok := numAfter(b, "size:"); ok {
+			return p.emit(ps, facts.EventKVCacheSize, lvl, b, map[string]any{"tokens": v}), false, true
+		}
+	case has(b, "Graph capturing finished"):
+		f := map[string]any{"graph": "cuda graph"}
+		if v, ok := numAfter(b, "finished in"); ok {
+			f["elapsed_s"] = v
+		}
+		if v, ok := numAfter(b, "took"); ok {
+			f["mem_gib"] = v
+		}
+		return p.emit(ps, facts.EventGraphEnd, lvl, b, f), false, true
+	case has(b, "Gracefully exiting"):
+		return p.emit(ps, facts.EventShutdown, lvl, b, map[string]any{"what": "graceful-exit"}), false, true
+	}
+	return nil, false, false
+}
+
+// tableH is table for the lines that start with 'H'; ok reports that one of
+// its checks took the line (ev and done are then table's answer).
+func (p *parser) tableH(l *line, ps *procState, lvl facts.Level, b []byte, bare bool) (ev *facts.LogEvent, done, ok bool) {
+	if has(b, "Health check failed") {
+		// SGLang's /health: no output came back from the scheduler and
+		// detokenizer within the probe's timeout. The server still runs;
+		// it says the scheduler did not answer, as a timeout waiting on
+		// another process does, not that anything failed.
+		return p.emit(ps, facts.EventRPCTimeout, facts.LevelWarning, b, map[string]any{"what": "health-check"}), false, true
+	}
+	return nil, false, false
+}
+
+// tableI is table for the lines that start with 'I'; ok reports that one of
+// its checks took the line (ev and done are then table's answer).
+func (p *parser) tableI(l *line, ps *procState, lvl facts.Level, b []byte, bare bool) (ev *facts.LogEvent, done, ok bool) {
+	switch {
+	case has(b, "Init torch distributed begin"):
+		return p.emit(ps, facts.EventDistInitBegin, lvl, b, nil), false, true
+	case has(b, "Init torch distributed ends"):
+		f := map[string]any{}
+		kvEq(afterPrefix(b, "Init torch distributed ends."), f)
+		return p.emit(ps, facts.EventDistInitEnd, lvl, b, f), false, true
+	case has(b, "Initializing a V1 LLM engine"), has(b, "Initializing a V0 LLM engine"), has(b, "Initializing an LLM engine"):
+		return p.engineInit(ps, lvl, b), false, true
+	case has(b, "Initialization failed"):
+		f := map[string]any{"what": "init"}
+		if contains(b, "warmup") {
+			f["what"] = "warmup"
+		}
+		return p.emit(ps, facts.EventEngineInitFailed, facts.LevelError, b, f), false, true
+	case has(b, "Initial profiling/warmup run took"):
+		f := map[string]any{"what": "profiling"}
+		if v, ok := numAfter(b, "took"); ok {
+			f["elapsed_s"] = v
+		}
+		return p.emit(ps, facts.EventWarmup, lvl, b, f), false, true
+	}
+	return nil, false, false
+}
+
+// tableK is table for the lines that start with 'K'; ok reports that one of
+// its checks took the line (ev and done are then table's answer).
+func (p *parser) tableK(l *line, ps *procState, lvl facts.Level, b []byte, bare bool) (ev *facts.LogEvent, done, ok bool) {
+	switch {
+	case has(b, "KV Cache is allocated"):
+		return p.kvAlloc(ps, lvl, b), false, true
+	case has(b, "KV cache pool is full"):
+		return p.retract(ps, b), false, true
+	case has(b, "Killed"):
+		if len(trimDot(b)) == len("Killed") {
+			return p.emit(ps, facts.EventKilled, facts.LevelError, b, map[string]any{"signal": "SIGKILL"}), false, true
+		}
+	}
+	return nil, false, false
+}
+
+// tableL is table for the lines that start with 'L'; ok reports that one of
+// its checks took the line (ev and done are then table's answer).
+func (p *parser) tableL(l *line, ps *procState, lvl facts.Level, b []byte, bare bool) (ev *facts.LogEvent, done, ok bool) {
+	switch {
+	case has(b, "Load weight begin"):
+		f := map[string]any{}
+		if v, ok := numAfter(b, "avail mem="); ok {
+			f["avail_mem_gb"] = v
+		}
+		return p.emit(ps, facts.EventLoadBegin, lvl, b, f), false, true
+	case has(b, "Load weight end"):
+		f := map[string]any{}
+		kvEq(afterPrefix(b, "Load weight end."), f)
+		return p.emit(ps, facts.EventLoadEnd, lvl, b, f), false, true
+	case has(b, "Loading weights took"):
+		f := map[string]any{"stage": "weights"}
+		if v, ok := numAfter(b, "took"); ok {
+			f["elapsed_s"] = v
+		}
+		return p.emit(ps, facts.EventLoadEnd, lvl, b, f), false, true
+	case has(b, "Loading model weights took"):
+		f := map[string]any{"stage": "model"}
+		if v, ok := numAfter(b, "took"); ok {
+			f["mem_gb"] = v
+		}
+		return p.emit(ps, facts.EventLoadEnd, lvl, b, f), false, true
+	case has(b, "Loading extension module "):
+		return p.emit(ps, facts.EventJITEnd, lvl, b, map[string]any{"what": "torch-extension", "module": string(trimDot(b[len("Loading extension module "):]))}), false, true
+	}
+	return nil, false, false
+}
+
+// tableM is table for the lines that start with 'M'; ok reports that one of
+// its checks took the line (ev and done are then table's answer).
+func (p *parser) tableM(l *line, ps *procState, lvl facts.Level, b []byte, bare bool) (ev *facts.LogEvent, done, ok bool) {
+	switch {
+	case has(b, "Memory pool end"):
+		f := map[string]any{}
+		if v, ok := numAfter(b, "avail mem="); ok {
+			f["avail_mem_gb"] = v
+		}
+		return p.emit(ps, facts.EventMemPoolEnd, lvl, b, f), false, true
+	case has(b, "Model loading took"):
+		f := map[string]any{"stage": "model"}
+		if v, ok := numAfter(b, "took"); ok {
+			f["mem_gib"] = v
+		}
+		if v, ok := numAfter(b, " and "); ok {
+			f["elapsed_s"] = v
+		}
+		return p.emit(ps, facts.EventLoadEnd, lvl, b, f), false, true
+	case has(b, "Memory profiling takes"):
+		f := map[string]any{}
+		if v, ok := numAfter(b, "takes"); ok {
+			f["elapsed_s"] = v
+		}
+		return p.emit(ps, facts.EventMemoryProfile, lvl, b, f), false, true
+	case has(b, "Maximum concurrency for"):
+		f := map[string]any{}
+		if v, ok := numAfter(b, "concurrency for"); ok {
+			f["tokens_per_request"] = v
+		}
+		if v, ok := numAfter(b, "per request:"); ok {
+			f["concurrency"] = v
+		}
+		return p.emit(ps, facts.EventMaxConcurrency, lvl, b, f), false, true
+	}
+	return nil, false, false
+}
+
+// tableN is table for the lines that start with 'N'; ok reports that one of
+// its checks took the line (ev and done are then table's answer).
+func (p *parser) tableN(l *line, ps *procState, lvl facts.Level, b []byte, bare bool) (ev *facts.LogEvent, done, ok bool) {
+	switch {
+	case has(b, "No available shared memory broadcast block found"):
+		f := map[string]any{}
+		if v, ok := numAfter(b, "found in"); ok {
+			f["wait_s"] = v
+		}
+		return p.emit(ps, facts.EventSHMWait, facts.LevelWarning, b, f), false, true
+	case has(b, "Not enough memory"), has(b, "No available memory for the cache blocks"):
+		return p.emit(ps, facts.EventKVInsufficient, facts.LevelError, b, nil), false, true
+	case has(b, "NCCL version "):
+		return p.emit(ps, facts.EventNCCLVersion, lvl, b, map[string]any{"version": string(wordAfter(b, "NCCL version "))}), false, true
+	}
+	return nil, false, false
+}
+
+// tableP is table for the lines that start with 'P'; ok reports that one of
+// its checks took the line (ev and done are then table's answer).
+func (p *parser) tableP(l *line, ps *procState, lvl facts.Level, b []byte, bare bool) (ev *facts.LogEvent, done, ok bool) {
+	switch {
+	case has(b, "Primary job") && contains(b, "terminated normally, but"):
+		// Open MPI: the launcher ran the job to its end but a process
+		// returned non-zero ("Primary job  terminated normally, but 1
+		// process returned / a non-zero exit code.").
+		return p.emit(ps, facts.EventChildFailed, facts.LevelError, b, map[string]any{"launcher": "mpirun"}), false, true
+	case has(b, "Prefill batch"):
+		if p.statSGLang(ps, facts.EventStatPrefill, b[len("Prefill batch"):]) {
+			return nil, true, true
+		}
+	case has(b, "Prefix cache hit rate: GPU:"):
+		p.prefixCacheV0(ps, b)
+		return nil, true, true
+	case has(b, "Prefill out of memory"):
+		return p.emit(ps, facts.EventOOM, facts.LevelError, b, map[string]any{"kind": "kv-cache"}), false, true
+	case has(b, "Piecewise CUDA Graph failed"):
+		return p.emit(ps, facts.EventGraphFailed, facts.LevelError, b, map[string]any{"graph": "piecewise CUDA graph"}), false, true
+	case has(b, "Parent process exited, terminating worker"):
+		return p.emit(ps, facts.EventShutdown, lvl, b, map[string]any{"what": "parent-exited"}), false, true
+	case has(b, "Profiling CUDA graph memory"):
+		return p.emit(ps, facts.EventMemoryProfile, lvl, b, nil), false, true
+	}
+	return nil, false, false
+}
+
+// tableR is table for the lines that start with 'R'; ok reports that one of
+// its checks took the line (ev and done are then table's answer).
+func (p *parser) tableR(l *line, ps *procState, lvl facts.Level, b []byte, bare bool) (ev *facts.LogEvent, done, ok bool) {
+	switch {
+	case has(b, "Received sigquit from a child proces"):
+		return p.emit(ps, facts.EventSigquit, facts.LevelError, b, nil), false, true
+	case has(b, "Rank ") && contains(b, "scheduler is dead"):
+		f := map[string]any{"what": "scheduler"}
+		if v, ok := numAfter(b, "Rank"); ok {
+			f["rank"] = v
+		}
+		return p.emit(ps, facts.EventChildFailed, facts.LevelError, b, f), false, true
+	case has(b, "Rank ") && contains(b, "scheduler died during initialization"):
+		return p.schedulerDied(ps, b), false, true
+	case has(b, "Registering ") && contains(b, "cuda graph addresses"):
+		// The custom all-reduce's capture context, on leaving (also on
+		// an exception: it runs in a finally), registers the buffers its
+		// graphs use and exchanges them with every rank of the group.
+		f := map[string]any{"enabled": true, "what": "graph-buffers"}
+		if v, ok := numAfter(b, "Registering"); ok {
+			f["addresses"] = v
+		}
+		return p.emit(ps, facts.EventCustomAllReduce, lvl, b, f), false, true
+	case has(b, "Route: "):
+		rest := b[len("Route: "):]
+		f := map[string]any{}
+		if k := bytes.Index(rest, []byte(", Methods: ")); k >= 0 {
+			f["path"] = string(rest[:k])
+			f["methods"] = string(rest[k+len(", Methods: "):])
+		} else {
+			f["path"] = string(rest)
+		}
+		return p.emit(ps, facts.EventRoute, lvl, b, f), false, true
+	case has(b, "Running FlashInfer autotune"):
+		return p.emit(ps, facts.EventJITBegin, lvl, b, map[string]any{"what": "flashinfer-autotune"}), false, true
+	case has(b, "RPC call to "):
+		return p.rpcTimeout(ps, b), false, true
+	}
+	return nil, false, false
+}
+
+// tableS is table for the lines that start with 'S'; ok reports that one of
+// its checks took the line (ev and done are then table's answer).
+func (p *parser) tableS(l *line, ps *procState, lvl facts.Level, b []byte, bare bool) (ev *facts.LogEvent, done, ok bool) {
+	switch {
+	case has(b, "Scheduler hit an exception"):
+		return p.emit(ps, facts.EventSchedulerCrash, facts.LevelError, b, map[string]any{"component": "Scheduler"}), false, true
+	case has(b, "Sequence group ") && contains(b, "is preempted by PreemptionMode."):
+		f := map[string]any{}
+		if w := wordAfter(b, "PreemptionMode."); w != nil {
+			f["mode"] = string(w)
+		}
+		if v, ok := numAfter(b, "total_num_cumulative_preemption="); ok {
+			f["total"] = v
+		}
+		return p.emit(ps, facts.EventPreemption, facts.LevelWarning, b, f), false, true
+	case has(b, "SpecDecoding metrics:"), has(b, "Speculative metrics:"):
+		p.statSpec(ps, b)
+		return nil, true, true
+	case has(b, "Scheduler or DataParallelController"):
+		f := map[string]any{"what": "scheduler"}
+		if v, ok := numAfter(b, "terminated with"); ok {
+			f["exit_code"] = v
+		}
+		return p.emit(ps, facts.EventChildFailed, facts.LevelError, b, f), false, true
+	case has(b, "SIGQUIT received"):
+		return p.emit(ps, facts.EventSigquit, facts.LevelError, b, nil), false, true
+	case has(b, "SIGTERM received"), has(b, "SIGINT received"):
+		return p.emit(ps, facts.EventShutdown, lvl, b, map[string]any{"signal": string(b[:bytes.IndexByte(b, ' ')])}), false, true
+	case has(b, "Subprocess ") && contains(b, "crashed with exit code"):
+		return p.subprocessCrashed(ps, b), false, true
+	case has(b, "Starting to load model"):
+		f := map[string]any{}
+		if rest, ok := cut(b, "Starting to load model "); ok {
+			f["model"] = string(bytes.TrimSuffix(bytes.TrimSpace(rest), []byte("...")))
+		}
+		return p.emit(ps, facts.EventLoadBegin, lvl, b, f), false, true
+	case has(b, "Starting vLLM"):
+		f := map[string]any{"server": "vllm"}
+		if k := bytes.Index(b, []byte("http")); k >= 0 {
+			f["url"] = string(trimDot(b[k:]))
+		}
+		return p.emit(ps, facts.EventHTTPStart, lvl, b, f), false, true
+	case has(b, "Start of pd disaggregation warmup"):
+		return p.emit(ps, facts.EventWarmup, lvl, b, map[string]any{"what": "disaggregation"}), false, true
+	case has(b, "Skipping CUDA graph capture"):
+		return p.emit(ps, facts.EventConfigWarning, lvl, b, map[string]any{"cuda_graph": false}), false, true
+	case has(b, "Segmentation fault"):
+		return p.emit(ps, facts.EventKilled, facts.LevelCritical, b, map[string]any{"signal": "SIGSEGV"}), false, true
+	case has(b, "Started server process"):
+		return p.uvicornStarted(ps, lvl, b), false, true
+	}
+	return nil, false, false
+}
+
+// tableT is table for the lines that start with 'T'; ok reports that one of
+// its checks took the line (ev and done are then table's answer).
+func (p *parser) tableT(l *line, ps *procState, lvl facts.Level, b []byte, bare bool) (ev *facts.LogEvent, done, ok bool) {
+	switch {
+	case has(b, "The server is fired up and ready to roll"):
+		return p.emit(ps, facts.EventReady, facts.LevelInfo, b, map[string]any{"server": "sglang"}), false, true
+	case has(b, "Time spent downloading weights"):
+		f := map[string]any{}
+		if k := bytes.LastIndex(b, []byte(": ")); k > 0 {
+			if v, n := parseNum(b[k+2:]); n > 0 {
+				f["elapsed_s"] = v
+			}
+			if m := bytes.Index(b[:k], []byte(" for ")); m >= 0 {
+				f["model"] = string(b[m+5 : k])
+			}
+		}
+		return p.emit(ps, facts.EventWeightsDownload, lvl, b, f), false, true
+	case has(b, "Triton kernel JIT compilation during inference"), has(b, "CuTeDSL JIT compilation during inference"):
+		f := map[string]any{"what": "triton-inference"}
+		if k := bytes.Index(b, []byte("inference: ")); k >= 0 {
+			f["kernel"] = string(trimDot(wordUntil(b[k+len("inference: "):], '.')))
+		}
+		return p.emit(ps, facts.EventJITProgress, lvl, b, f), false, true
+	case has(b, "TileLang begins to compile kernel"):
+		return p.emit(ps, facts.EventJITBegin, lvl, b, map[string]any{"what": "tilelang"}), false, true
+	case has(b, "TileLang completes"):
+		return p.emit(ps, facts.EventJITEnd, lvl, b, map[string]any{"what": "tilelang"}), false, true
+	case has(b, "Try DeepGEMM JIT Compiling for"):
+		f := map[string]any{"what": "deepgemm"}
+		if k := bytes.IndexByte(b, '<'); k >= 0 {
+			if e := bytes.IndexByte(b[k:], '>'); e > 0 {
+				f["kernel"] = string(b[k+1 : k+e])
+			}
+		}
+		return p.emit(ps, facts.EventJITProgress, lvl, b, f), false, true
+	case has(b, "TokenizerManager hit an exception"):
+		return p.emit(ps, facts.EventSchedulerCrash, facts.LevelError, b, map[string]any{"component": "TokenizerManager"}), false, true
+	case has(b, "TP rank ") && contains(b, "other ranks that didn't finish loading"):
+		return p.emit(ps, facts.EventError, facts.LevelError, b, map[string]any{"what": "load-barrier"}), false, true
+	case has(b, "The number of required GPUs exceeds the total number of available GPUs"):
+		return p.emit(ps, facts.EventConfigWarning, facts.LevelWarning, b, map[string]any{"what": "placement-group"}), false, true
+	}
+	return nil, false, false
+}
+
+// tableU is table for the lines that start with 'U'; ok reports that one of
+// its checks took the line (ev and done are then table's answer).
+func (p *parser) tableU(l *line, ps *procState, lvl facts.Level, b []byte, bare bool) (ev *facts.LogEvent, done, ok bool) {
+	switch {
+	case has(b, "Using model weights format"):
+		f := map[string]any{}
+		if k := bytes.IndexByte(b, '['); k >= 0 {
+			f["format"] = string(b[k:])
+		}
+		return p.emit(ps, facts.EventWeightsFormat, lvl, b, f), false, true
+	case has(b, "Using cache directory:") && contains(b, "torch.compile"):
+		f := map[string]any{"stage": "begin"}
+		if w := wordAfter(b, "directory: "); w != nil {
+			f["cache_dir"] = string(w)
+		}
+		return p.emit(ps, facts.EventTorchCompile, lvl, b, f), false, true
+	case has(b, "Using ") && (contains(b, "backend") || has(b, "Using FlashAttention version")):
+		if ev := p.vllmBackend(ps, lvl, b); ev != nil {
+			return ev, false, true
+		}
+	case has(b, "Use ") && contains(b, "attention backend"):
+		f := map[string]any{}
+		if w := wordAfter(b, "Use "); w != nil {
+			f["backend"] = string(w)
+		}
+		return p.emit(ps, facts.EventAttentionBackend, lvl, b, f), false, true
+	case has(b, "Uvicorn running on"):
+		return p.uvicornRunning(ps, lvl, b), false, true
+	}
+	return nil, false, false
+}
+
+// tableW is table for the lines that start with 'W'; ok reports that one of
+// its checks took the line (ev and done are then table's answer).
+func (p *parser) tableW(l *line, ps *procState, lvl facts.Level, b []byte, bare bool) (ev *facts.LogEvent, done, ok bool) {
+	switch {
+	case has(b, "Watchdog timeout"):
+		return p.watchdog(ps, b), false, true
+	case has(b, "Waiting for creating a placement group"):
+		f := map[string]any{}
+		if v, ok := numAfter(b, "specs for"); ok {
+			f["wait_s"] = v
+		}
+		return p.emit(ps, facts.EventPlacementWait, facts.LevelWarning, b, f), false, true
+	case has(b, "Worker proc ") && contains(b, "died unexpectedly"):
+		f := map[string]any{}
+		if w := wordAfter(b, "Worker proc "); w != nil {
+			f["worker"] = string(w)
+		}
+		return p.emit(ps, facts.EventWorkerDied, facts.LevelError, b, f), false, true
+	case has(b, "WorkerProc was terminated"):
+		return p.emit(ps, facts.EventShutdown, lvl, b, map[string]any{"what": "worker-terminated"}), false, true
+	case has(b, "WorkerProc failed to start"):
+		return p.emit(ps, facts.EventEngineInitFailed, facts.LevelError, b, map[string]any{"what": "worker"}), false, true
+	case has(b, "Warming up"):
+		return p.emit(ps, facts.EventWarmup, lvl, b, nil), false, true
+	}
+	return nil, false, false
+}
+
+// tableLowerT is table for the lines that start with 't'; ok reports that one of
+// its checks took the line (ev and done are then table's answer).
+func (p *parser) tableLowerT(l *line, ps *procState, lvl facts.Level, b []byte, bare bool) (ev *facts.LogEvent, done, ok bool) {
+	switch {
+	case has(b, "torch.compile takes"), has(b, "torch.compile took"):
+		f := map[string]any{}
+		if v, ok := numAfter(b, " takes"); ok {
+			f["elapsed_s"] = v
+		} else if v, ok := numAfter(b, " took"); ok {
+			f["elapsed_s"] = v
+		}
+		return p.emit(ps, facts.EventTorchCompileEnd, lvl, b, f), false, true
+	case has(b, "the current vLLM instance can use total_gpu_memory"):
+		f := map[string]any{}
+		if v, ok := numAfter(b, "total_gpu_memory ("); ok {
+			f["total_gib"] = v
+		}
+		if v, ok := numAfter(b, "gpu_memory_utilization ("); ok {
+			f["utilization"] = v
+		}
+		if v, ok := numAfter(b, ") = "); ok {
+			f["usable_gib"] = v
+		}
+		return p.emit(ps, facts.EventMemoryProfile, lvl, b, f), false, true
+	}
+	return nil, false, false
+}
+
+// tableLowerMP is table for the lines that start with 'm', 'p'; ok reports that one of
+// its checks took the line (ev and done are then table's answer).
+func (p *parser) tableLowerMP(l *line, ps *procState, lvl facts.Level, b []byte, bare bool) (ev *facts.LogEvent, done, ok bool) {
+	if ev := p.mpiReport(ps, b); ev != nil {
+		return ev, false, true
+	}
+	if has(b, "max_total_num_tokens=") {
+		f := map[string]any{}
+		kvEq(b, f)
+		return p.emit(ps, facts.EventMaxTotalTokens, lvl, b, f), false, true
+	}
+	if has(b, "model weights take") {
+		f := map[string]any{}
+		if v, ok := numAfter(b, "model weights take"); ok {
+			f["weights_gib"] = v
+		}
+		if v, ok := numAfter(b, "non_torch_memory takes"); ok {
+			f["non_torch_gib"] = v
+		}
+		if v, ok := numAfter(b, "activation peak memory takes"); ok {
+			f["activation_gib"] = v
+		}
+		if v, ok := numAfter(b, "reserved for KV Cache is"); ok {
+			f["kv_cache_gib"] = v
+		}
+		return p.emit(ps, facts.EventMemoryProfile, lvl, b, f), false, true
+	}
+	return nil, false, false
+}
+
+// tableHash is table for the lines that start with '#'; ok reports that one of
+// its checks took the line (ev and done are then table's answer).
+func (p *parser) tableHash(l *line, ps *procState, lvl facts.Level, b []byte, bare bool) (ev *facts.LogEvent, done, ok bool) {
+	if has(b, "# cuda blocks:") || has(b, "# GPU blocks:") {
+		f := map[string]any{}
+		if v, ok := numAfter(b, "blocks:"); ok {
+			f["gpu_blocks"] = v
+		}
+		if v, ok := numAfter(b, "# CPU blocks:"); ok {
+			f["cpu_blocks"] = v
+		}
+		return p.emit(ps, facts.EventKVCacheSize, lvl, b, f), false, true
+	}
+	return nil, false, false
+}
+
+// tableLowerI is table for the lines that start with 'i'; ok reports that one of
+// its checks took the line (ev and done are then table's answer).
+func (p *parser) tableLowerI(l *line, ps *procState, lvl facts.Level, b []byte, bare bool) (ev *facts.LogEvent, done, ok bool) {
+	if has(b, "init engine") && contains(b, "took") {
+		f := map[string]any{}
+		if v, ok := numAfter(b, "took"); ok {
+			f["elapsed_s"] = v
+		}
+		if v, ok := numAfter(b, "compilation:"); ok {
+			f["compilation_s"] = v
+		}
+		return p.emit(ps, facts.EventInitEngineDone, lvl, b, f), false, true
+	}
+	return nil, false, false
+}
+
+// tableLowerN is table for the lines that start with 'n'; ok reports that one of
+// its checks took the line (ev and done are then table's answer).
+func (p *parser) tableLowerN(l *line, ps *procState, lvl facts.Level, b []byte, bare bool) (ev *facts.LogEvent, done, ok bool) {
+	if has(b, "non-default args: {") {
+		return p.argsDump(ps, lvl, b, b[len("non-default args: "):], "non-default-args", facts.EventNonDefaultArgs, false), false, true
+	}
+	return nil, false, false
+}
+
+// tableLowerA is table for the lines that start with 'a'; ok reports that one of
+// its checks took the line (ev and done are then table's answer).
+func (p *parser) tableLowerA(l *line, ps *procState, lvl facts.Level, b []byte, bare bool) (ev *facts.LogEvent, done, ok bool) {
+	if has(b, "args: Namespace(") {
+		return p.argsDump(ps, lvl, b, b[len("args: "):], "non-default-args", facts.EventNonDefaultArgs, true), false, true
+	}
+	return nil, false, false
+}
+
+// tableLowerR is table for the lines that start with 'r'; ok reports that one of
+// its checks took the line (ev and done are then table's answer).
+func (p *parser) tableLowerR(l *line, ps *procState, lvl facts.Level, b []byte, bare bool) (ev *facts.LogEvent, done, ok bool) {
+	switch {
+	case has(b, "reading GPU P2P access cache from"):
+		rest, _ := bytes.CutPrefix(b, []byte("reading GPU P2P access cache from"))
+		return p.emit(ps, facts.EventP2P, lvl, b, map[string]any{"cache": string(trimDot(bytes.TrimLeft(rest, " ")))}), false, true
+	case has(b, "rank ") && contains(b, " is assigned as "):
+		return p.rankAssigned(ps, lvl, b), false, true
+	}
+	return nil, false, false
+}
+
+// tableLowerS is table for the lines that start with 's'; ok reports that one of
+// its checks took the line (ev and done are then table's answer).
+func (p *parser) tableLowerS(l *line, ps *procState, lvl facts.Level, b []byte, bare bool) (ev *facts.LogEvent, done, ok bool) {
+	switch {
+	case has(b, "server_args=ServerArgs("):
+		return p.argsDump(ps, lvl, b, b[len("server_args="):], "server-args", facts.EventServerArgs, false), false, true
+	case has(b, "sglang is using nccl=="):
+		return p.emit(ps, facts.EventNCCLVersion, lvl, b, map[string]any{"version": string(trimDot(b[len("sglang is using nccl=="):]))}), false, true
+	}
+	return nil, false, false
+}
+
+// tableLowerV is table for the lines that start with 'v'; ok reports that one of
+// its checks took the line (ev and done are then table's answer).
+func (p *parser) tableLowerV(l *line, ps *procState, lvl facts.Level, b []byte, bare bool) (ev *facts.LogEvent, done, ok bool) {
+	switch {
+	case has(b, "vLLM API server version "):
+		return p.emit(ps, facts.EventVersion, lvl, b, map[string]any{"engine": "vllm", "version": string(trimDot(b[len("vLLM API server version "):]))}), false, true
+	case has(b, "vLLM is using nccl=="):
+		return p.emit(ps, facts.EventNCCLVersion, lvl, b, map[string]any{"version": string(trimDot(b[len("vLLM is using nccl=="):]))}), false, true
+	}
+	return nil, false, false
+}
+
+// tableLowerW is table for the lines that start with 'w'; ok reports that one of
+// its checks took the line (ev and done are then table's answer).
+func (p *parser) tableLowerW(l *line, ps *procState, lvl facts.Level, b []byte, bare bool) (ev *facts.LogEvent, done, ok bool) {
+	if has(b, "world_size=") && contains(b, "distributed_init_method=") {
+		f := map[string]any{}
+		for _, kv := range bytes.Fields(b) {
+			if e := bytes.IndexByte(kv, '='); e > 0 {
+				if v, n := parseNum(kv[e+1:]); n > 0 && n == len(kv)-e-1 {
+					f[string(kv[:e])] = v
+				} else {
+					f[string(kv[:e])] = string(kv[e+1:])
+				}
+			}
+		}
+		return p.emit(ps, facts.EventDistInitBegin, lvl, b, f), false, true
+	}
+	return nil, false, false
+}
+
+// tableBracket is table for the lines that start with '['; ok reports that one of
+// its checks took the line (ev and done are then table's answer).
+func (p *parser) tableBracket(l *line, ps *procState, lvl facts.Level, b []byte, bare bool) (ev *facts.LogEvent, done, ok bool) {
+	switch {
+	case has(b, "[shutdown] "):
+		return p.emit(ps, facts.EventShutdown, lvl, b, map[string]any{"what": string(b[len("[shutdown] "):min(len(b), len("[shutdown] ")+64)])}), false, true
+	case has(b, "[AR] "):
+		f := map[string]any{}
+		if contains(b, "custom AR disabled") {
+			f["enabled"] = false
+		} else if has(b, "[AR] Using ") {
+			f["enabled"] = true
+		}
+		return p.emit(ps, facts.EventCustomAllReduce, lvl, b, f), false, true
+	}
+	return nil, false, false
+}
+
+// tableQuote is table for the lines that start with a single quote; ok reports that one of
+// its checks took the line (ev and done are then table's answer).
+func (p *parser) tableQuote(l *line, ps *procState, lvl facts.Level, b []byte, bare bool) (ev *facts.LogEvent, done, ok bool) {
+	// "'--cuda-graph-max-bs' is deprecated and will be removed in a
+	// future release. Use '--cuda-graph-max-bs-decode' instead."
+	if e := bytes.IndexByte(b[1:], '\''); e > 0 && has(b[e+2:], " is deprecated") {
+		f := map[string]any{"what": string(b[1 : e+1])}
+		if k := strings.Index(bstr(b), "Use '"); k >= 0 {
+			if q := bytes.IndexByte(b[k+5:], '\''); q > 0 {
+				f["replacement"] = string(b[k+5 : k+5+q])
+			}
+		}
+		return p.emit(ps, facts.EventDeprecation, facts.LevelWarning, b, f), false, true
+	}
+	return nil, false, false
+}
+
+// tableStar is table for the lines that start with '*'; ok reports that one of
+// its checks took the line (ev and done are then table's answer).
+func (p *parser) tableStar(l *line, ps *procState, lvl facts.Level, b []byte, bare bool) (ev *facts.LogEvent, done, ok bool) {
+	if has(b, "*** SIGTERM received") || has(b, "*** SIGKILL") || has(b, "*** SIGSEGV received") || has(b, "*** SIGABRT received") {
+		sig := b[4:]
+		if e := bytes.IndexByte(sig, ' '); e > 0 {
+			sig = sig[:e]
+		}
+		return p.emit(ps, facts.EventSignal, facts.LevelWarning, b, map[string]any{"signal": string(sig)}), false, true
+	}
+	return nil, false, false
+}
+
+// tableDigit is table for the lines that start with a digit; ok reports that one of
+// its checks took the line (ev and done are then table's answer).
+func (p *parser) tableDigit(l *line, ps *procState, lvl facts.Level, b []byte, bare bool) (ev *facts.LogEvent, done, ok bool) {
+	if ev, ok := p.engineLine(ps, lvl, b); ok {
+		return ev, true, true
+	}
+	return nil, false, false
+}
+
+// tableLowerF is table for the lines that start with 'f'; ok reports that one of
+// its checks took the line (ev and done are then table's answer).
+func (p *parser) tableLowerF(l *line, ps *procState, lvl facts.Level, b []byte, bare bool) (ev *facts.LogEvent, done, ok bool) {
+	if has(b, "flashinfer.jit:") {
+		// "flashinfer.jit: msg" behind its own formatter's header, or
+		// "flashinfer.jit:msg" as logging's "%(name)s:%(message)s" puts it.
+		return p.flashinfer(l, ps, lvl, skipOneSpace(b[len("flashinfer.jit:"):])), false, true
+	}
+	return nil, false, false
+}
+
+// tableSlash is table for the lines that start with '/'; ok reports that one of
+// its checks took the line (ev and done are then table's answer).
+func (p *parser) tableSlash(l *line, ps *procState, lvl facts.Level, b []byte, bare bool) (ev *facts.LogEvent, done, ok bool) {
+	if ev := p.pyWarning(ps, b); ev != nil {
+		return ev, false, true
+	}
+	return nil, false, false
 }
 
 // benchmarks are the summary lines the engines' benchmark scripts print,
