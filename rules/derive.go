@@ -217,7 +217,10 @@ func compilesFirst(f *facts.Facts, procs []*ProcTimeline) bool {
 	return false
 }
 
-// RunPhase is the furthest phase any process reached, stamped or not.
+// RunPhase is the furthest phase any process reached, stamped or not: its
+// milestones, and the lines whose signature says in which phase they are
+// printed (a placement-group wait is distributed init, a request rejected
+// for its length is serving), which a paste may hold without a milestone.
 func (idx *Index) RunPhase() Phase {
 	var best Phase
 	for _, pt := range idx.Procs {
@@ -225,6 +228,11 @@ func (idx *Index) RunPhase() Phase {
 			if idx.Later(m.Phase, best) {
 				best = m.Phase
 			}
+		}
+	}
+	for _, m := range idx.SigMatches {
+		if m.Sig.Phase != "" && !m.Sig.Relay && !m.AfterShutdown && idx.Later(m.Sig.Phase, best) {
+			best = m.Sig.Phase
 		}
 	}
 	return best
