@@ -33,7 +33,7 @@ func TestClassesOnRealLines(t *testing.T) {
 				"RuntimeError: CUDA error: out of memory",
 				"[TensorRT-LLM][ERROR] CUDA runtime error in ::cudaMallocAsync(ptr, n, mCudaStream->get()): out of memory (/app/tensorrt_llm/cpp/tensorrt_llm/runtime/tllmBuffers.h:112)"},
 			[]string{"Memory cgroup out of memory: Killed process 1320 (python3) total-vm:2120292kB, anon-rss:2092928kB",
-				"MemoryError"}},
+				"MemoryError", "ray.exceptions.OutOfMemoryError: Task was killed due to the node running low on memory."}},
 		{"class-api-mismatch",
 			[]string{"TypeError: __init__() got an unexpected keyword argument 'use_v2_block_manager'",
 				"TypeError: forward() missing 1 required positional argument: 'positions'",

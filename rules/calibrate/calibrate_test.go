@@ -125,7 +125,7 @@ func TestConfidentFindingsCiteEvidence(t *testing.T) {
 // errorLineFloors are the shares of the error-line corpus whose cause (one
 // of the two most likely) the verdict gets right, by part, below which the
 // build fails. The test part is scored, never read to develop against.
-var errorLineFloors = map[string]float64{"dev": 0.84, "test": 0.66}
+var errorLineFloors = map[string]float64{"dev": 0.84, "test": 0.67}
 
 func TestErrorLinesAboveFloor(t *testing.T) {
 	files, err := filepath.Glob("../../fixtures/errorlines/*.yaml")
