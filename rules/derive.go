@@ -221,6 +221,7 @@ func compilesFirst(f *facts.Facts, procs []*ProcTimeline) bool {
 // milestones, and the lines whose signature says in which phase they are
 // printed (a placement-group wait is distributed init, a request rejected
 // for its length is serving), which a paste may hold without a milestone.
+// (Relays are not among the matches.)
 func (idx *Index) RunPhase() Phase {
 	var best Phase
 	for _, pt := range idx.Procs {
@@ -231,7 +232,7 @@ func (idx *Index) RunPhase() Phase {
 		}
 	}
 	for _, m := range idx.SigMatches {
-		if m.Sig.Phase != "" && !m.Sig.Relay && !m.AfterShutdown && idx.Later(m.Sig.Phase, best) {
+		if m.Sig.Phase != "" && !m.AfterShutdown && idx.Later(m.Sig.Phase, best) {
 			best = m.Sig.Phase
 		}
 	}

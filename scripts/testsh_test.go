@@ -175,6 +175,9 @@ import (
 				require.Error(t, err, out)
 				assert.Contains(t, out, "FuzzRace FAILED")
 			}
+			runs, err := os.ReadFile(count)
+			require.NoError(t, err)
+			assert.Len(t, runs, min(tc.fails+1, 3), "the coordinator's runs: until one passes, three at most")
 		})
 	}
 }

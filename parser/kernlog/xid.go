@@ -66,13 +66,14 @@ func XidCodes() []int {
 }
 
 // xidCatalog is NVIDIA's Xid catalog, kept as data in
-// rules/catalog/xid.yaml, beside the signatures. It is read when the
-// program starts; a catalog that does not hold together stops it there, and
-// TestXidCatalog stops it before a release.
+// rules/catalog/xid.yaml, beside the signatures, and read from its JSON form
+// (rules/catalog/json/xid.json) when the program starts; a catalog that does
+// not hold together stops it there, and TestXidCatalog stops it before a
+// release.
 var xidCatalog = func() []XidEntry {
 	es, err := loadXids(func(v any) error { return jsonform.Decode(catalog.XidJSON, v) })
 	if err != nil {
-		panic("rules/catalog/xid.yaml: " + err.Error())
+		panic("rules/catalog/json/xid.json (from xid.yaml): " + err.Error())
 	}
 	return es
 }()
@@ -83,10 +84,10 @@ var xidCauses = map[string]bool{"HW": true, "Drv": true, "App": true, "Mem": tru
 // xidName is a catalog mnemonic.
 var xidName = regexp.MustCompile(`^[A-Z][A-Z0-9_]*$`)
 
-// loadXids decodes the Xid catalog, strictly (an unknown field is an
-// error), and checks each entry: codes ascending and once, a mnemonic, a
-// meaning, a known severity, an action, causes of the matrix and at least
-// one https reference.
+// loadXids decodes the Xid catalog with decode, which must be strict (an
+// unknown field an error), and checks each entry: codes ascending and once,
+// a mnemonic, a meaning, a known severity, an action, causes of the matrix
+// and at least one https reference.
 func loadXids(decode func(any) error) ([]XidEntry, error) {
 	var raw []struct {
 		Code        int      `yaml:"code" json:"code"`

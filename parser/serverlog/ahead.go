@@ -26,7 +26,8 @@ var aheadAlways bool
 // doing the same work, where it would reach the same bytes.
 type prepared struct {
 	// peeled is set when l is the line's first record taken apart: the
-	// line has no ESC and no '\r', so its first segment is the whole line.
+	// line has no ESC, no colour remnant and no '\r', so its first segment
+	// is the whole line as physical would read it.
 	peeled bool
 	l      line
 	// stat is the kind of stat line read from rest (preNone if none), ok

@@ -383,6 +383,10 @@ func TestHasEscape(t *testing.T) {
 		"(raylet) ##033[0m killed":         true,
 		"\x1b[36m(RayWorkerWrapper pid=1)": true,
 		"no escape # here #03":             false,
+		"[":                                false,
+		"#033 without a bracket":           false,
+		"#033[2m at the start":             true,
+		"ab[ a bracket before index 4":     false,
 	} {
 		assert.Equal(t, want, hasEscape([]byte(line)), line)
 	}
@@ -402,5 +406,46 @@ func TestSGRRemnant(t *testing.T) {
 		"ESC":            0,
 	} {
 		assert.Equal(t, want, sgrRemnant([]byte(line)), line)
+	}
+}
+
+// TestStatLineFastPath: stat lines skip the paste checks, but a traceback
+// glued to the end of one still opens on it, in its process, and a line
+// whose header has a reader of its own (NCCL's) is not read as a stat line.
+func TestStatLineFastPath(t *testing.T) {
+	log := strings.Join([]string{
+		`[2026-05-27 10:00:00 TP0] Decode batch. #running-req: 1, #token: 10, token usage: 0.01, gen throughput (token/s): 5.00, #queue-req: 0Traceback (most recent call last):`,
+		`  File "/sgl/python/sglang/srt/managers/scheduler.py", line 100, in event_loop`,
+		`RuntimeError: boom`,
+	}, "\n") + "\n"
+	out, _ := parseText("x.log", log, facts.KindSGLangLog)
+	l := out.Logs[0]
+	tbs := l.EventsOf(facts.EventTraceback)
+	require.Len(t, tbs, 1)
+	assert.Equal(t, 1, tbs[0].Src.Line, "the traceback opens on the stat line")
+	assert.Equal(t, "TP0", tbs[0].Proc.Name)
+	assert.Nil(t, tbs[0].Fields["headless"])
+	assert.Equal(t, "RuntimeError", tbs[0].Traceback.ExcType)
+	require.NotEmpty(t, l.Series, "the stat line is still read")
+
+	out, _ = parseText("y.log", "gpu-1:1:2 [0] NCCL INFO Decode batch. #running-req: 1, #token: 10\n", facts.KindSGLangLog)
+	assert.Empty(t, out.Logs[0].Series, "an NCCL line is NCCL's")
+}
+
+// TestBareReportNotOnInfo: the C runtime's and the check macros' own reports
+// carry no logger level, so an INFO line that quotes one is not one.
+func TestBareReportNotOnInfo(t *testing.T) {
+	for _, tc := range []struct {
+		line   string
+		killed bool
+	}{
+		{"bash: line 1:  4242 Aborted                 (core dumped) python3 -m sglang.launch_server", true},
+		{"INFO 05-19 10:00:00 [launcher.py:12] the previous run ended with: Aborted (core dumped)", false},
+		{"***    and potentially your MPI job) will now abort", true},
+		{"INFO 05-19 10:00:00 [docs.py:3] a process that fails this way will now abort", false},
+	} {
+		out, _ := parseText("x.log", tc.line+"\n", facts.KindServerLog)
+		killed := len(out.Logs[0].EventsOf(facts.EventKilled)) > 0
+		assert.Equal(t, tc.killed, killed, tc.line)
 	}
 }

@@ -156,8 +156,8 @@ func (p *parser) physical() {
 	p.log.Lines = p.lineNo
 	p.bad = !p.in.CheckUTF8()
 	if pl, ok := p.peeled(raw); ok {
-		// The read-ahead found the line not blank, without ESC and '\r':
-		// one record, already taken apart.
+		// The read-ahead found the line not blank, without ESC, colour
+		// remnants and '\r': one record, already taken apart.
 		p.log.LastSrc = p.in.Src()
 		if rest := p.handle(pl); len(rest) > 0 {
 			p.segment(rest, 1)
@@ -391,10 +391,14 @@ func (p *parser) handle(l *line) []byte {
 	p.inferred = l.level == facts.LevelNone
 	body, repeated := stripRayDedup(l.body)
 	l.body = body
-	if repeated == 0 && l.kind != hdrNone && p.statLine(ps, body) {
+	if repeated == 0 && statHeader(l) && p.statLine(ps, body) {
 		// Most lines of a long log; none is a traceback, a frame, an
 		// IPython header or a message of the table, so they skip those
 		// checks (and the code they would bring into the CPU's cache).
+		// A traceback glued to the end of one still opens there.
+		if endsInTracebackHead(body) {
+			p.tbStart(l, ps, bare, nil)
+		}
 		return nil
 	}
 	if bytes.HasPrefix(body, tbHead) {
@@ -423,7 +427,7 @@ func (p *parser) handle(l *line) []byte {
 	if !taken {
 		p.unmatched.add(p, ps, l, body)
 	}
-	if n := len(body); n > len(tbHead) && (body[n-1] == ':' || body[n-1] == ' ') && bytes.HasSuffix(bytes.TrimRight(body, " "), tbHead) {
+	if endsInTracebackHead(body) {
 		p.tbStart(l, ps, bare, ev)
 	}
 	if ev != nil {
@@ -431,6 +435,20 @@ func (p *parser) handle(l *line) []byte {
 		ps.lastEvHdr = append(ps.lastEvHdr[:0], l.hdr...)
 	}
 	return nil
+}
+
+// statHeader reports a line whose header sends it to table, where stat
+// lines are read: NCCL's and Gloo's lines and uvicorn's have readers of
+// their own that never reach it.
+func statHeader(l *line) bool {
+	return l.kind != hdrNone && l.kind != hdrNCCL && l.kind != hdrGloo && !l.uvicorn
+}
+
+// endsInTracebackHead reports a body that ends in Python's traceback header
+// (a record glued to the traceback that follows it).
+func endsInTracebackHead(body []byte) bool {
+	n := len(body)
+	return n > len(tbHead) && (body[n-1] == ':' || body[n-1] == ' ') && bytes.HasSuffix(bytes.TrimRight(body, " "), tbHead)
 }
 
 // marks counts the lines that show which engine wrote the log.

@@ -95,9 +95,7 @@ func trimIndent(b []byte) []byte {
 }
 
 func trimSpace(b []byte) []byte {
-	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t') {
-		b = b[1:]
-	}
+	b = trimIndent(b)
 	for len(b) > 0 && (b[len(b)-1] == ' ' || b[len(b)-1] == '\t' || b[len(b)-1] == '\r') {
 		b = b[:len(b)-1]
 	}

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/goccy/go-yaml"
 )
@@ -81,13 +82,16 @@ func write(b *bytes.Buffer, v any) error {
 
 // Decode reads data into v as the YAML decoder reads the source strictly:
 // a field v does not have is an error, and so is anything after the value.
+// Unlike YAML's, encoding/json matches keys without regard to case; the
+// files are what FromYAML wrote, and tests compare both decodings.
 func Decode(data []byte, v any) error {
 	d := json.NewDecoder(bytes.NewReader(data))
 	d.DisallowUnknownFields()
 	if err := d.Decode(v); err != nil {
 		return err
 	}
-	if d.More() {
+	// More is false before a stray '}' or ']': read a token instead.
+	if _, err := d.Token(); err != io.EOF {
 		return errors.New("data after the value")
 	}
 	return nil

@@ -59,4 +59,7 @@ func TestDecodeStrict(t *testing.T) {
 	assert.Equal(t, 1, v.A)
 	assert.Error(t, Decode([]byte(`{"a": 1, "b": 2}`), &v), "a field the type does not have")
 	assert.Error(t, Decode([]byte(`{"a": 1} {"a": 2}`), &v), "data after the value")
+	assert.Error(t, Decode([]byte(`{"a": 1}}`), &v), "a stray closing brace")
+	assert.Error(t, Decode([]byte(`{"a": 1}]`), &v), "a stray closing bracket")
+	require.NoError(t, Decode([]byte("{\"a\": 1}\n"), &v), "a final newline is no data")
 }
