@@ -24,9 +24,6 @@ var builtinCatalog []byte
 //go:embed catalog/exceptions.yaml
 var builtinClasses []byte
 
-//go:embed catalog/versions.yaml
-var builtinVersions []byte
-
 // The JSON forms the binary decodes (catalog/json, go generate
 // ./rules/catalog); the YAML above still gives each entry its line.
 var (

@@ -1,9 +1,19 @@
 package rules
 
 import (
+	_ "embed"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+)
+
+// The binary reads these two from their JSON forms alone (no entry line is
+// needed from them), so only the tests hold the YAML.
+var (
+	//go:embed catalog/versions.yaml
+	builtinVersions []byte
+	//go:embed catalog/frames.yaml
+	builtinFrames []byte
 )
 
 // TestCatalogJSONForms: the binary decodes the JSON form of each embedded

@@ -1,7 +1,6 @@
 package rules
 
 import (
-	_ "embed"
 	"errors"
 	"fmt"
 	"path"
@@ -11,9 +10,6 @@ import (
 
 	"github.com/coroner-dev/coroner/parser/facts"
 )
-
-//go:embed catalog/frames.yaml
-var builtinFrames []byte
 
 // FrameMap says what a traceback's frames mean: the phase of the engine the
 // code runs in, and the library that owns it (catalog/frames.yaml).
