@@ -146,7 +146,7 @@ func TestClassesOnRealLines(t *testing.T) {
 		{"class-shm-exhausted",
 			[]string{"NCCL WARN Error while creating shared memory segment /dev/shm/nccl-abc (size 9637888)",
 				"RuntimeError: DataLoader worker (pid 81) is killed by signal: Bus error."},
-			[]string{"Using /dev/null for logs"}},
+			[]string{"Using /dev/null for logs", "OSError: [Errno 28] No space left on device: '/data/hf/models--org--m/blobs/x.incomplete'"}},
 		{"class-collective-timeout",
 			[]string{`[rank1]:[W623 15:37:01.824135523 socket.cpp:485] [c10d] waitForInput: socket SocketImpl(fd=100, addr=[node-0]:43590, remote=[node-0]:20000) timed out after 1800000ms`,
 				"[Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=1800000) ran for 1800108 milliseconds before timing out.",
