@@ -12,8 +12,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/goccy/go-yaml"
-
 	"github.com/coroner-dev/coroner/parser/facts"
 	"github.com/coroner-dev/coroner/rules/catalog/jsonform"
 )
@@ -41,8 +39,8 @@ var (
 // naming the file in its errors.
 func decodeYAML(data []byte, file string) func(any) error {
 	return func(v any) error {
-		if err := yaml.UnmarshalWithOptions(data, v, yaml.Strict()); err != nil {
-			return fmt.Errorf("%s: %s", file, yaml.FormatError(err, false, false))
+		if err := jsonform.DecodeYAML(data, v); err != nil {
+			return fmt.Errorf("%s: %w", file, err)
 		}
 		return nil
 	}

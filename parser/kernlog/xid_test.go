@@ -1,10 +1,7 @@
 package kernlog
 
 import (
-	"errors"
 	"testing"
-
-	"github.com/goccy/go-yaml"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -20,7 +17,7 @@ const catalogURL = "https://docs.nvidia.com/deploy/xid-errors/analyzing-xid-cata
 // catalog, and an entry with causes cites the cause matrix they come from.
 // TestXidCatalog checks what the entries say.
 func TestXidCatalogLoads(t *testing.T) {
-	es, err := loadXids(xidYAML(catalog.Xid))
+	es, err := loadXids(yamlOf(catalog.Xid))
 	require.NoError(t, err)
 	// The binary reads the JSON form: it must say what the YAML says.
 	fromJSON, err := loadXids(func(v any) error { return jsonform.Decode(catalog.XidJSON, v) })
@@ -42,7 +39,7 @@ func TestXidCatalogLoads(t *testing.T) {
 
 func TestLoadXidsRejects(t *testing.T) {
 	const ok = "- code: 8\n  name: A_B\n  meaning: m\n  severity: error\n  action: a\n  references: [" + catalogURL + "]\n"
-	_, err := loadXids(xidYAML([]byte(ok)))
+	_, err := loadXids(yamlOf([]byte(ok)))
 	require.NoError(t, err, "the base entry of the cases below")
 	tests := []struct {
 		name, yaml, err string
@@ -63,19 +60,14 @@ func TestLoadXidsRejects(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := loadXids(xidYAML([]byte(tc.yaml)))
+			_, err := loadXids(yamlOf([]byte(tc.yaml)))
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tc.err)
 		})
 	}
 }
 
-// xidYAML decodes xid.yaml itself, strictly.
-func xidYAML(data []byte) func(any) error {
-	return func(v any) error {
-		if err := yaml.UnmarshalWithOptions(data, v, yaml.Strict()); err != nil {
-			return errors.New(yaml.FormatError(err, false, false))
-		}
-		return nil
-	}
+// yamlOf decodes the YAML form itself.
+func yamlOf(data []byte) func(any) error {
+	return func(v any) error { return jsonform.DecodeYAML(data, v) }
 }

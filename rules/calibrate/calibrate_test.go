@@ -54,19 +54,10 @@ func TestTableIsCurrent(t *testing.T) {
 const incidentFloor = 0.85
 
 func TestIncidentsAboveFloor(t *testing.T) {
-	cases, err := Incidents("../../fixtures/incidents")
-	require.NoError(t, err)
-	require.GreaterOrEqual(t, len(cases), 40)
-	full := 0
-	for i := range cases {
-		res, err := cases[i].Run(rules.Options{})
-		require.NoError(t, err, cases[i].Name)
-		if cases[i].Grade(res.Verdict).Full {
-			full++
-		}
-	}
-	share := float64(full) / float64(len(cases))
-	t.Logf("fixtures/incidents: %d of %d fully right (%.0f%%)", full, len(cases), 100*share)
+	full, n := fullyRight(t, "fixtures/incidents")
+	require.GreaterOrEqual(t, n, 40)
+	share := float64(full) / float64(n)
+	t.Logf("fixtures/incidents: %d of %d fully right (%.0f%%)", full, n, 100*share)
 	assert.GreaterOrEqual(t, share, incidentFloor, "fully right on the labeled incidents fell below the floor")
 }
 
@@ -168,17 +159,24 @@ var devSetFloors = map[string]int{
 
 func TestDevSetsAboveFloor(t *testing.T) {
 	for set, floor := range devSetFloors {
-		cases, err := Incidents("../../" + set)
-		require.NoError(t, err, set)
-		full := 0
-		for i := range cases {
-			res, err := cases[i].Run(rules.Options{})
-			require.NoError(t, err, cases[i].Name)
-			if cases[i].Grade(res.Verdict).Full {
-				full++
-			}
-		}
-		t.Logf("%s: %d of %d fully right", set, full, len(cases))
+		full, n := fullyRight(t, set)
+		t.Logf("%s: %d of %d fully right", set, full, n)
 		assert.GreaterOrEqual(t, full, floor, "%s: fully right fell below its floor", set)
 	}
+}
+
+// fullyRight runs every case of a labeled set (a path from the repository's
+// root) and counts those fully right; n is the number of cases.
+func fullyRight(t *testing.T, set string) (full, n int) {
+	t.Helper()
+	cases, err := Incidents("../../" + set)
+	require.NoError(t, err, set)
+	for i := range cases {
+		res, err := cases[i].Run(rules.Options{})
+		require.NoError(t, err, cases[i].Name)
+		if cases[i].Grade(res.Verdict).Full {
+			full++
+		}
+	}
+	return full, len(cases)
 }

@@ -80,6 +80,16 @@ func write(b *bytes.Buffer, v any) error {
 	return nil
 }
 
+// DecodeYAML reads the YAML source into v strictly (a key no field takes is
+// an error), with the YAML library's located message: what tests and user
+// files are read with, and what Decode must agree with.
+func DecodeYAML(data []byte, v any) error {
+	if err := yaml.UnmarshalWithOptions(data, v, yaml.Strict()); err != nil {
+		return errors.New(yaml.FormatError(err, false, false))
+	}
+	return nil
+}
+
 // Decode reads data into v as the YAML decoder reads the source strictly:
 // a field v does not have is an error, and so is anything after the value.
 // Unlike YAML's, encoding/json matches keys without regard to case; the
