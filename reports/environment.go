@@ -138,17 +138,18 @@ func software(f *facts.Facts) []Item {
 			src = l.Procs[0].FirstSrc
 		}
 		var nccl *facts.LogEvent
+		ncclVersion := ""
 		for _, e := range l.Events {
-			if e.Type == facts.EventVersion && e.Str("version") != "" {
-				if l.Version == "" || e.Str("version") == l.Version {
+			if d, ok := e.Data.(*facts.Version); ok && e.Type == facts.EventVersion && d.Version != "" {
+				if l.Version == "" || d.Version == l.Version {
 					src = e.Src
 					break
 				}
 			}
 		}
 		for _, e := range l.Events {
-			if e.Type == facts.EventNCCLVersion && e.Str("version") != "" {
-				nccl = e
+			if d, ok := e.Data.(*facts.NCCL); ok && e.Type == facts.EventNCCLVersion && d.Version != "" {
+				nccl, ncclVersion = e, d.Version
 				break
 			}
 		}
@@ -158,7 +159,7 @@ func software(f *facts.Facts) []Item {
 			add(string(l.Engine), "unknown", src, "the log does not print its version")
 		}
 		if nccl != nil {
-			add("nccl-runtime", nccl.Str("version"), nccl.Src, "as the engine loaded it")
+			add("nccl-runtime", ncclVersion, nccl.Src, "as the engine loaded it")
 		}
 	}
 	for _, s := range f.GPUs {

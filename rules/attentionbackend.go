@@ -69,7 +69,11 @@ func usedBackends(idx *Index) []backendUse {
 		add(e.Value, Evidence{Src: e.Src, Text: "VLLM_ATTENTION_BACKEND=" + e.Value})
 	}
 	for _, e := range idx.Events(facts.EventAttentionBackend) {
-		add(e.Str("backend"), Ev(e))
+		name := ""
+		if d, ok := e.Data.(*facts.AttentionBackend); ok {
+			name = d.Backend
+		}
+		add(name, Ev(e))
 	}
 	return out
 }

@@ -47,7 +47,7 @@ func runBenchmarkDrop(p *Pass) {
 	byMetric := map[string][]*facts.LogEvent{}
 	var order []string
 	for _, e := range p.Index.Events(facts.EventBenchmark) {
-		m := e.Str("metric")
+		m := benchData(e).Metric
 		if _, ok := byMetric[m]; !ok {
 			order = append(order, m)
 		}
@@ -87,14 +87,14 @@ func runBenchmarkDrop(p *Pass) {
 		return
 	}
 	s, r := best.slow, best.ref
-	unit := s.Str("unit")
+	unit := benchData(s).Unit
 	msg := fmt.Sprintf("The benchmark reached %s %s at %s, %.0f%% below the %s %s at %s",
 		benchNum(benchValue(s)), unit, s.Src, 100*best.drop, benchNum(benchValue(r)), unit, r.Src)
 	why := fmt.Sprintf("%s %s is %.0f%% below %s", benchNum(benchValue(s)), unit, 100*best.drop, benchNum(benchValue(r)))
 	remedy := "Compare the two runs' versions, settings and GPUs (coroner diff on their bundles); bisect the change between them."
 	switch {
 	case best.labeled:
-		msg += fmt.Sprintf(" (%q against %q): a regression between the two builds or settings.", s.Str("label"), r.Str("label"))
+		msg += fmt.Sprintf(" (%q against %q): a regression between the two builds or settings.", benchData(s).Label, benchData(r).Label)
 	case s.Src.File == r.Src.File && s.Src.Line < r.Src.Line:
 		msg += ": the first run was the slower, which a cold start explains (kernels compiled on the first requests, caches filled, graphs captured), or a change between the runs."
 		remedy = "Warm the server up before measuring (a first run to discard; precompile DeepGEMM with sglang.compile_deep_gemm, keep FlashInfer's and Triton's caches), then compare warm runs."
@@ -116,7 +116,7 @@ func runBenchmarkDrop(p *Pass) {
 // labeledPair finds a result labeled as after and one labeled as before.
 func labeledPair(rs []*facts.LogEvent) (after, before *facts.LogEvent, ok bool) {
 	is := func(e *facts.LogEvent, words []string) bool {
-		l := strings.ToLower(e.Str("label"))
+		l := strings.ToLower(benchData(e).Label)
 		for _, w := range words {
 			if l == w || strings.HasPrefix(l, w+" ") || strings.HasSuffix(l, " "+w) {
 				return true
@@ -140,8 +140,17 @@ func labeledPair(rs []*facts.LogEvent) (after, before *facts.LogEvent, ok bool) 
 
 // benchValue is a benchmark result's value.
 func benchValue(e *facts.LogEvent) float64 {
-	x, _ := e.Num("value")
+	x, _ := benchData(e).Value.Get()
 	return x
+}
+
+// benchData is a benchmark event's payload, every field absent when it has
+// none.
+func benchData(e *facts.LogEvent) facts.Benchmark {
+	if d, ok := e.Data.(*facts.Benchmark); ok {
+		return *d
+	}
+	return facts.Benchmark{}
 }
 
 // benchNum prints a benchmark value as the scripts do: two decimals.

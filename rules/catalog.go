@@ -557,8 +557,8 @@ func matchSignatures(f *facts.Facts, sigs []*Signature) []SigMatch {
 					}
 				}
 			}
-			if s := e.Str("first_exc_msg"); s != "" {
-				texts = append(texts, e.Str("first_exc_type")+": "+s)
+			if d, ok := e.Data.(*facts.TracebackInfo); ok && d.FirstExcMsg != "" {
+				texts = append(texts, d.FirstExcType+": "+d.FirstExcMsg)
 				lines = append(lines, e.Src.Line)
 				levels = append(levels, facts.LevelError)
 			}

@@ -157,7 +157,7 @@ func reportWatchdog(p *Pass, wd []*facts.LogEvent) {
 	var ev []Evidence
 	for i, e := range wd {
 		ranks[e.Proc.Key()] = true
-		if r := e.Str("rank"); r != "" {
+		if r := eventRank(e).String(); r != "" {
 			ranks["rank "+r] = true
 		}
 		if i < 5 {
@@ -165,9 +165,12 @@ func reportWatchdog(p *Pass, wd []*facts.LogEvent) {
 		}
 	}
 	detail := []string{}
-	for _, k := range []string{"op_type", "seq_num", "timeout_ms", "last_enqueued", "last_completed"} {
-		if v := first.Str(k); v != "" {
-			detail = append(detail, k+"="+v)
+	if c, ok := first.Data.(*facts.Collective); ok {
+		for _, kv := range [][2]string{{"op_type", c.OpType}, {"seq_num", c.SeqNum.String()}, {"timeout_ms", c.TimeoutMs.String()},
+			{"last_enqueued", c.LastEnqueued.String()}, {"last_completed", c.LastCompleted.String()}} {
+			if kv[1] != "" {
+				detail = append(detail, kv[0]+"="+kv[1])
+			}
 		}
 	}
 	msg := fmt.Sprintf("The NCCL watchdog timed out a collective at %s", first.Src)
@@ -210,12 +213,16 @@ func lowestCompleted(wd []*facts.LogEvent) string {
 	best, bestRank, ties := -1.0, "", 0
 	seen := map[string]bool{}
 	for _, e := range wd {
-		v, ok := e.Num("last_completed")
+		c, ok := e.Data.(*facts.Collective)
+		if !ok {
+			continue
+		}
+		v, ok := c.LastCompleted.Get()
 		if !ok {
 			continue
 		}
 		name := e.Proc.Key()
-		if r := e.Str("rank"); r != "" {
+		if r := c.Rank.String(); r != "" {
 			name = "rank " + r
 		}
 		if seen[name] {
@@ -244,7 +251,7 @@ func silentRanks(idx *Index, wd []*facts.LogEvent) string {
 	}
 	reported := map[string]bool{}
 	for _, e := range wd {
-		if r := e.Str("rank"); r != "" {
+		if r := eventRank(e).String(); r != "" {
 			reported[r] = true
 		}
 	}
@@ -363,4 +370,26 @@ func sameMilestone(idx *Index) (int, Evidence, bool) {
 		}
 	}
 	return len(ms), Evidence{Src: last.ev.Src, Text: string(last.phase)}, true
+}
+
+// eventRank is the rank an event's line names: the watchdog's, NCCL's
+// prefix, a failure's... Absent when its payload has no rank. The events
+// of a watchdog timeout are collective-timeout lines, or any line a
+// signature of the rule matched.
+func eventRank(e *facts.LogEvent) facts.Num {
+	switch d := e.Data.(type) {
+	case *facts.Collective:
+		return d.Rank
+	case *facts.NCCL:
+		return d.Rank
+	case *facts.RankInfo:
+		return d.Rank
+	case *facts.Failure:
+		return d.Rank
+	case *facts.Gloo:
+		return d.Rank
+	case *facts.CodeSite:
+		return d.Rank
+	}
+	return facts.Num{}
 }

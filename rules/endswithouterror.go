@@ -199,7 +199,7 @@ func lastRecord(l *facts.Log) record {
 		// stops is as likely killed as working: incomplete-log says so.
 		r.completed = string(lastEv.Type)
 	case facts.EventNCCLInfo, facts.EventNCCLVersion, facts.EventNCCLWarn:
-		r.ncclSetup = lastEv.Str("what") != "init-complete"
+		r.ncclSetup = ncclWhat(lastEv) != "init-complete"
 	}
 	// NCCL's INFO lines are mostly not events: a tail of NCCL set-up lines
 	// after the last event also counts, and is where the log stops.
@@ -222,7 +222,7 @@ func lastRecord(l *facts.Log) record {
 	}
 	if r.ncclSetup {
 		for _, e := range l.Events {
-			if e.Type == facts.EventNCCLInfo && e.Str("what") == "init-complete" {
+			if e.Type == facts.EventNCCLInfo && ncclWhat(e) == "init-complete" {
 				r.ncclSetup = false
 			}
 		}
@@ -242,8 +242,8 @@ func multiWhy(idx *Index, l *facts.Log) string {
 	}
 	ranks := map[float64]bool{}
 	for _, e := range l.Events {
-		if r, ok := e.Num("rank"); ok && (e.Type == facts.EventNCCLInfo || e.Type == facts.EventNCCLVersion || e.Type == facts.EventNCCLWarn) {
-			ranks[r] = true
+		if d, ok := e.Data.(*facts.NCCL); ok && d.Rank.OK && (e.Type == facts.EventNCCLInfo || e.Type == facts.EventNCCLVersion || e.Type == facts.EventNCCLWarn) {
+			ranks[d.Rank.V] = true
 		}
 	}
 	if len(ranks) > 1 {
@@ -345,4 +345,13 @@ func pronoun(n int) string {
 		return "it"
 	}
 	return "them"
+}
+
+// ncclWhat is what an NCCL line says it did ("init-complete"), "" for
+// another line.
+func ncclWhat(e *facts.LogEvent) string {
+	if d, ok := e.Data.(*facts.NCCL); ok {
+		return d.What
+	}
+	return ""
 }

@@ -63,11 +63,16 @@ func runGPUOOM(p *Pass) {
 	numbers := ""
 	for _, e := range idx.Events(facts.EventOOM) {
 		var parts []string
-		for _, k := range []struct{ key, label string }{
-			{"tried_gib", "tried to allocate"}, {"total_gib", "total"}, {"free_gib", "free"}, {"in_use_gib", "in use by the process"},
-		} {
-			if v, ok := e.Num(k.key); ok {
-				parts = append(parts, fmt.Sprintf("%s %.2f GiB", k.label, v))
+		if o, ok := e.Data.(*facts.OOM); ok {
+			for _, k := range []struct {
+				n     facts.Num
+				label string
+			}{
+				{o.TriedGiB, "tried to allocate"}, {o.TotalGiB, "total"}, {o.FreeGiB, "free"}, {o.InUseGiB, "in use by the process"},
+			} {
+				if v, ok := k.n.Get(); ok {
+					parts = append(parts, fmt.Sprintf("%s %.2f GiB", k.label, v))
+				}
 			}
 		}
 		if len(parts) > 0 {

@@ -190,7 +190,14 @@ func (idx *Index) LogPIDs() map[int]time.Time {
 		for _, e := range l.Events {
 			switch e.Type {
 			case facts.EventNCCLInfo, facts.EventNCCLVersion, facts.EventNCCLWarn, facts.EventNCCLError, facts.EventHTTPStart:
-				if v, ok := e.Num("pid"); ok {
+				var pid facts.Num
+				switch d := e.Data.(type) {
+				case *facts.NCCL:
+					pid = d.PID
+				case *facts.Server:
+					pid = d.PID
+				}
+				if v, ok := pid.Get(); ok {
 					add(int(v), e.Time)
 				}
 			}
@@ -589,7 +596,7 @@ func captureLeft(l *facts.Log) ([]*facts.LogEvent, *facts.ProgressBar) {
 			continue
 		}
 		switch {
-		case e.Type == facts.EventCustomAllReduce && e.Str("what") == "graph-buffers":
+		case e.Type == facts.EventCustomAllReduce && customARWhat(e) == "graph-buffers":
 			regs = append(regs, e)
 		case e.Type == facts.EventGraphEnd, e.Type == facts.EventGraphBegin, e.Type == facts.EventGraphProgress:
 			return nil, nil
@@ -620,4 +627,13 @@ func maxCPU(ps []*facts.Process) (m time.Duration) {
 		m = max(m, p.CPUTime)
 	}
 	return m
+}
+
+// customARWhat is what a custom-allreduce line is about ("graph-buffers"),
+// "" for another line.
+func customARWhat(e *facts.LogEvent) string {
+	if d, ok := e.Data.(*facts.CustomAllReduce); ok {
+		return d.What
+	}
+	return ""
 }

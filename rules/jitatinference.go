@@ -57,7 +57,7 @@ func runJITAtInference(p *Pass) {
 		if len(ev) < 4 {
 			ev = append(ev, Ev(e))
 		}
-		switch w := e.Str("what"); {
+		switch w := jitWhat(e); {
 		case w == "deepgemm" || w == "ninja" || e.Type == facts.EventJITBegin:
 			heavy = true
 		case first != nil && !first.Time.IsZero() && e.Time.Sub(first.Time) > time.Minute:

@@ -233,7 +233,7 @@ func openJITEvents(idx *Index) []*facts.LogEvent {
 		open := map[string]*facts.LogEvent{}
 		var order []string
 		for _, e := range l.Events {
-			key := e.Proc.Key() + "\x00" + e.Str("what")
+			key := e.Proc.Key() + "\x00" + jitWhat(e)
 			switch e.Type {
 			case facts.EventJITBegin:
 				if _, ok := open[key]; !ok {
@@ -243,7 +243,7 @@ func openJITEvents(idx *Index) []*facts.LogEvent {
 			case facts.EventJITEnd, facts.EventJITFailed:
 				delete(open, key)
 				// An end without a name closes the process's latest start.
-				if e.Str("what") == "" {
+				if jitWhat(e) == "" {
 					for k := range open {
 						if strings.HasPrefix(k, e.Proc.Key()+"\x00") {
 							delete(open, k)
@@ -355,4 +355,13 @@ func titleOf(p *facts.Process) string {
 		t = p.Comm
 	}
 	return trimText(t, 60)
+}
+
+// jitWhat is what a JIT line builds (flashinfer, deepgemm, ...), "" for
+// another line or one that does not say.
+func jitWhat(e *facts.LogEvent) string {
+	if d, ok := e.Data.(*facts.JIT); ok {
+		return d.What
+	}
+	return ""
 }

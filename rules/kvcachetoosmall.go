@@ -79,10 +79,14 @@ func runKVCacheTooSmall(p *Pass) {
 
 // kvCapacity is the KV cache's size in tokens, and how it was read.
 func kvCapacity(idx *Index, e *facts.LogEvent) (float64, string) {
-	if v, ok := e.Num("tokens"); ok {
+	d, ok := e.Data.(*facts.KVCache)
+	if !ok {
+		return 0, ""
+	}
+	if v, ok := d.Tokens.Get(); ok {
 		return v, "as logged"
 	}
-	blocks, ok := e.Num("gpu_blocks")
+	blocks, ok := d.GPUBlocks.Get()
 	if !ok {
 		return 0, ""
 	}
@@ -105,11 +109,27 @@ func maxModelLen(idx *Index) (float64, facts.Source, string) {
 		}
 	}
 	for _, e := range idx.Events(facts.EventEngineInit) {
+		d, ok := e.Data.(*facts.EngineConfig)
+		if !ok {
+			continue
+		}
 		for _, k := range []string{"max_model_len", "max_seq_len"} {
-			if v, err := strconv.ParseFloat(e.Str(k), 64); err == nil && v > 0 {
+			if v, err := strconv.ParseFloat(configStr(d.Config[k]), 64); err == nil && v > 0 {
 				return v, e.Src, k
 			}
 		}
 	}
 	return 0, facts.Source{}, ""
+}
+
+// configStr is a value of an engine config as text, as the by-name
+// accessors print it: "" when absent or not a string, number or flag.
+func configStr(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case float64, bool:
+		return fmt.Sprint(x)
+	}
+	return ""
 }

@@ -48,8 +48,10 @@ func runKVPressure(p *Pass) {
 	verb := "retracted"
 	for _, e := range idx.Events(facts.EventRetract, facts.EventPreemption) {
 		n := 1.0
-		if v, ok := e.Num("retracted"); ok && v > 0 {
-			n = v
+		if d, ok := e.Data.(*facts.Pressure); ok {
+			if v, ok := d.Retracted.Get(); ok && v > 0 {
+				n = v
+			}
 		}
 		if e.Type == facts.EventPreemption {
 			verb = "preempted"

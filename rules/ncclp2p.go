@@ -62,7 +62,7 @@ func runNCCL(p *Pass) {
 			p.Report(Finding{
 				Title:      "NCCL's ranks could not reach each other over the network it chose for bootstrap",
 				Category:   CatConfig,
-				Message:    fmt.Sprintf("NCCL's error trace runs through its socket and bootstrap code (%s: %s): the ranks' bootstrap connections failed, before any GPU transport was set up. The usual cause is the interface NCCL picked (a link the peers cannot route to, an InfiniBand or Docker interface), a firewall, or a host name that resolves to the wrong address.", e.Src, e.Str("chain")),
+				Message:    fmt.Sprintf("NCCL's error trace runs through its socket and bootstrap code (%s: %s): the ranks' bootstrap connections failed, before any GPU transport was set up. The usual cause is the interface NCCL picked (a link the peers cannot route to, an InfiniBand or Docker interface), a firewall, or a host name that resolves to the wrong address.", e.Src, ncclChain(e)),
 				Remedy:     "Set NCCL_SOCKET_IFNAME to the interface the nodes reach each other on (and GLOO_SOCKET_IFNAME with it), open the ports between them, and run with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET to see the address each rank binds.",
 				Evidence:   []Evidence{Ev(e)},
 				Confidence: 0.5,
@@ -245,10 +245,19 @@ func linkSummary(t *facts.Topology) string {
 // cause: the ranks could not connect to each other to begin with.
 func bootstrapFailure(idx *Index) *facts.LogEvent {
 	for _, e := range idx.Events(facts.EventNCCLError) {
-		c := e.Str("chain")
+		c := ncclChain(e)
 		if strings.Contains(c, "bootstrap.cc") && strings.Contains(c, "socket.cc") {
 			return e
 		}
 	}
 	return nil
+}
+
+// ncclChain is the files an NCCL error trace ran through, "" for another
+// line.
+func ncclChain(e *facts.LogEvent) string {
+	if d, ok := e.Data.(*facts.NCCL); ok {
+		return d.Chain
+	}
+	return ""
 }

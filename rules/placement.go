@@ -159,7 +159,7 @@ func (idx *Index) placeFailure(l *facts.Log, e *facts.LogEvent) Placement {
 	if tb := e.Traceback; tb != nil {
 		if ph, f, ok := idx.Frames.TracebackPhase(tb); ok {
 			pl := Placement{Phase: ph, By: "frames", Src: e.Src, Why: fmt.Sprintf("raised in %s (%s:%d)", f.Func, path.Base(f.File), f.Line)}
-			if e.Fields["incomplete"] != true {
+			if d, ok := e.Data.(*facts.TracebackInfo); !ok || !d.Incomplete {
 				return pl
 			}
 			// The paste lost the inner frames: the outer ones say only
@@ -181,7 +181,7 @@ func (idx *Index) placeFailure(l *facts.Log, e *facts.LogEvent) Placement {
 	if pl, ok := ncclPlace(e); ok {
 		return pl
 	}
-	if e.Type == facts.EventEngineInitFailed && e.Str("what") == "model-load" {
+	if d, ok := e.Data.(*facts.Failure); ok && e.Type == facts.EventEngineInitFailed && d.What == "model-load" {
 		return Placement{Phase: PhaseWeightsLoading, By: "message", Src: e.Src,
 			Why: "the server failed to load the model (its weights or engine and the buffers it needs)"}
 	}
@@ -308,7 +308,7 @@ var seqOneRe = regexp.MustCompile(`WorkNCCL\(SeqNum=1[,)]`)
 // distributed init.
 func ncclPlace(e *facts.LogEvent) (Placement, bool) {
 	if e.Type == facts.EventNCCLError {
-		chain := e.Str("chain")
+		chain := ncclChain(e)
 		for _, f := range ncclSetupFiles {
 			if strings.Contains(chain, f) {
 				return Placement{Phase: PhaseDistributedInit, By: "message", Src: e.Src,
@@ -334,8 +334,10 @@ func failedRequestAfter(l *facts.Log, e *facts.LogEvent) (*facts.LogEvent, bool)
 		if r.Type != facts.EventRequest || r.Src.Line <= e.Src.Line || r.Src.Line > end {
 			continue
 		}
-		if st, ok := r.Num("status"); ok && st >= 500 {
-			return r, true
+		if d, ok := r.Data.(*facts.HTTP); ok {
+			if st, ok := d.Status.Get(); ok && st >= 500 {
+				return r, true
+			}
 		}
 	}
 	return nil, false

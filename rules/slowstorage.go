@@ -41,13 +41,17 @@ measured shard rate.`,
 func runStorage(p *Pass) {
 	idx := p.Index
 	for _, e := range idx.Events(facts.EventLoadEnd) {
-		secs, ok := e.Num("elapsed_s")
+		m, ok := e.Data.(*facts.Milestone)
 		if !ok {
 			continue
 		}
-		gb, ok := e.Num("mem_usage_gb")
+		secs, ok := m.ElapsedS.Get()
 		if !ok {
-			gb, ok = e.Num("mem_gib")
+			continue
+		}
+		gb, ok := m.MemUsageGB.Get()
+		if !ok {
+			gb, ok = m.MemGiB.Get()
 		}
 		if !ok || secs <= 0 || gb <= 0 {
 			continue
@@ -56,7 +60,7 @@ func runStorage(p *Pass) {
 		// network, not the disk.
 		download := 0.0
 		for _, d := range idx.Events(facts.EventWeightsDownload) {
-			if v, ok := d.Num("elapsed_s"); ok && d.Src.File == e.Src.File && d.Src.Line < e.Src.Line {
+			if v, ok := milestoneElapsed(d); ok && d.Src.File == e.Src.File && d.Src.Line < e.Src.Line {
 				download += v
 			}
 		}
@@ -112,7 +116,7 @@ func runStorage(p *Pass) {
 // disk the slow ones read from.
 func slowerPeer(idx *Index, secs float64) bool {
 	for _, e := range idx.Events(facts.EventLoadEnd) {
-		if v, ok := e.Num("elapsed_s"); ok && v >= 2*secs && v >= secs+30 {
+		if v, ok := milestoneElapsed(e); ok && v >= 2*secs && v >= secs+30 {
 			return true
 		}
 	}
@@ -153,4 +157,12 @@ func ranksPerNode(idx *Index) int {
 	}
 	nodes = max(nodes, len(hosts))
 	return max(1, tp/nodes)
+}
+
+// milestoneElapsed is the time a startup milestone's line printed it took.
+func milestoneElapsed(e *facts.LogEvent) (float64, bool) {
+	if d, ok := e.Data.(*facts.Milestone); ok {
+		return d.ElapsedS.Get()
+	}
+	return 0, false
 }

@@ -149,7 +149,10 @@ func isStopRequest(e *facts.LogEvent) bool {
 	case facts.EventShutdown:
 		return true
 	case facts.EventSignal:
-		sig := e.Str("signal")
+		sig := ""
+		if d, ok := e.Data.(*facts.Server); ok {
+			sig = d.Signal
+		}
 		return strings.Contains(sig, "TERM") || strings.Contains(sig, "INT") || strings.Contains(sig, "HUP") ||
 			sig == "15" || sig == "2" || sig == "1"
 	}
@@ -170,11 +173,15 @@ func servingSign(l *facts.Log) *facts.LogEvent {
 	for _, e := range l.Events {
 		switch {
 		case e.Type == facts.EventRequest:
-			if st, ok := e.Num("status"); ok && st > 0 && st < 500 {
+			if d, ok := e.Data.(*facts.HTTP); ok {
+				if st, ok := d.Status.Get(); ok && st > 0 && st < 500 {
+					return e
+				}
+			}
+		case e.Type == facts.EventHTTPStart && l.Engine == facts.EngineVLLM:
+			if d, ok := e.Data.(*facts.Server); ok && d.URL != "" {
 				return e
 			}
-		case e.Type == facts.EventHTTPStart && l.Engine == facts.EngineVLLM && e.Str("url") != "":
-			return e
 		}
 	}
 	return nil

@@ -74,7 +74,7 @@ func reportStragglers(p *Pass, l *facts.Log, typ facts.EventType, what string) {
 		if e.Type != typ || e.Proc.Name == "" {
 			continue
 		}
-		v, ok := e.Num("elapsed_s")
+		v, ok := stepElapsed(e)
 		if !ok || v <= 0 {
 			continue
 		}
@@ -168,4 +168,17 @@ func trimFloat(v float64) string {
 	s := fmt.Sprintf("%.2f", v)
 	s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
 	return s
+}
+
+// stepElapsed is the time a step's line printed it took. A torch-compile
+// line's payload (facts.Compile) prints its stages' times, not one elapsed
+// time, so those lines give none.
+func stepElapsed(e *facts.LogEvent) (float64, bool) {
+	switch d := e.Data.(type) {
+	case *facts.Milestone:
+		return d.ElapsedS.Get()
+	case *facts.MemoryProfile:
+		return d.ElapsedS.Get()
+	}
+	return 0, false
 }

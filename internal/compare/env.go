@@ -117,7 +117,11 @@ func runVersions(r Run) map[string]version {
 			set(string(l.Engine), l.Version, src)
 		}
 		for _, e := range l.EventsOf(facts.EventNCCLVersion) {
-			set("nccl", e.Str("version"), e.Src)
+			v := ""
+			if d, ok := e.Data.(*facts.NCCL); ok {
+				v = d.Version
+			}
+			set("nccl", v, e.Src)
 		}
 	}
 	for _, rep := range r.Facts.Envs {

@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 
@@ -94,11 +95,15 @@ func runSettings(r Run) map[string]*SettingValue {
 	// its non-default args name only what the user changed.
 	for _, l := range r.Facts.Logs {
 		for _, e := range l.EventsOf(facts.EventEngineInit) {
-			for _, k := range sortedKeys(e.Fields) {
+			d, ok := e.Data.(*facts.EngineConfig)
+			if !ok {
+				continue
+			}
+			for _, k := range sortedKeys(d.Config) {
 				if k == "version" || k == "engine_version" {
 					continue
 				}
-				put(k, e.Str(k), "engine-config", e.Src)
+				put(k, configStr(d.Config[k]), "engine-config", e.Src)
 			}
 		}
 	}
@@ -189,4 +194,16 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// configStr is a value of an engine config as text, as the by-name
+// accessors print it: "" when absent or not a string, number or flag.
+func configStr(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case float64, bool:
+		return fmt.Sprint(x)
+	}
+	return ""
 }

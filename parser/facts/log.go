@@ -98,8 +98,8 @@ func (p Proc) Key() string {
 // measure silences.
 type EventType string
 
-// Event types. The timeline maps them to phases; rules read their Fields.
-// Field keys are snake_case; numbers are float64, flags bool, the rest string.
+// Event types. The timeline maps them to phases; PayloadOf says which typed
+// fields each carries (the "Fields:" notes below name them).
 const (
 	EventLine EventType = "line" // unrecognized, kept for counting and silences
 
@@ -199,8 +199,13 @@ type LogEvent struct {
 	Level     Level     `json:"level,omitempty"`
 	Type      EventType `json:"type"`
 	// Msg is the message without prefixes, cut to MaxMsg bytes.
-	Msg    string         `json:"msg"`
-	Fields map[string]any `json:"fields,omitempty"`
+	Msg string `json:"msg"`
+	// Data is what the line says beyond its type, of the type PayloadOf
+	// gives for it; nil when it says nothing more.
+	Data Payload `json:"fields,omitempty"`
+	// Repeated counts the identical lines folded into this one (the same
+	// line from every rank).
+	Repeated int `json:"repeated,omitempty"`
 	// Traceback is set for EventTraceback.
 	Traceback *Traceback `json:"traceback,omitempty"`
 }
@@ -208,15 +213,16 @@ type LogEvent struct {
 // MaxMsg bounds the message kept per event; the line stays in the file.
 const MaxMsg = 4096
 
-// Num returns a numeric field.
-func (e *LogEvent) Num(key string) (float64, bool) {
-	v, ok := e.Fields[key].(float64)
+// Num returns a field by name if it is a number. By-name access is for
+// packs and tests; rules read Data's typed fields.
+func (e *LogEvent) Num(name string) (float64, bool) {
+	v, ok := Fields(e.Data)[name].(float64)
 	return v, ok
 }
 
-// Str returns a string field ("" when absent).
-func (e *LogEvent) Str(key string) string {
-	switch v := e.Fields[key].(type) {
+// Str returns a field by name as text ("" when absent).
+func (e *LogEvent) Str(name string) string {
+	switch v := Fields(e.Data)[name].(type) {
 	case string:
 		return v
 	case float64:
@@ -227,9 +233,9 @@ func (e *LogEvent) Str(key string) string {
 	return ""
 }
 
-// Bool returns a boolean field.
-func (e *LogEvent) Bool(key string) (bool, bool) {
-	v, ok := e.Fields[key].(bool)
+// Bool returns a field by name if it is a flag.
+func (e *LogEvent) Bool(name string) (bool, bool) {
+	v, ok := Fields(e.Data)[name].(bool)
 	return v, ok
 }
 

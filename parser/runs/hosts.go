@@ -239,7 +239,11 @@ func logHost(l *facts.Log) string {
 		// Only NCCL's prefix names the machine: a server's own "host"
 		// argument is the address it listens on.
 		nccl := e.Type == facts.EventNCCLInfo || e.Type == facts.EventNCCLWarn || e.Type == facts.EventNCCLError
-		if h := e.Str("host"); nccl && h != "" {
+		h := ""
+		if d, ok := e.Data.(*facts.NCCL); ok {
+			h = d.Host
+		}
+		if nccl && h != "" {
 			count[h]++
 		} else if e.Proc.Host != "" {
 			count[e.Proc.Host]++
@@ -266,8 +270,8 @@ func clockOffset(a, b *facts.Log, comm bool) (time.Duration, string, bool) {
 			}
 			var key string
 			switch {
-			case e.Type == facts.EventNCCLInfo && e.Str("comm_id") != "":
-				key = "comm " + e.Str("comm_id")
+			case e.Type == facts.EventNCCLInfo && ncclCommID(e) != "":
+				key = "comm " + ncclCommID(e)
 			case e.Type == facts.EventDistInitEnd:
 				key = "dist-init-end"
 			default:
@@ -359,4 +363,12 @@ func shift(l *facts.Log, d time.Duration) *facts.Log {
 		out.Series[i] = &c
 	}
 	return &out
+}
+
+// ncclCommID is the communicator an NCCL line names, "" for another line.
+func ncclCommID(e *facts.LogEvent) string {
+	if d, ok := e.Data.(*facts.NCCL); ok {
+		return d.CommID
+	}
+	return ""
 }

@@ -195,7 +195,7 @@ func secret(key, value string) bool {
 // vLLM's non-default args {...} or args: Namespace(...)) as one event with
 // every key and one setting per key. Secret values become "<set>".
 func (p *parser) argsDump(ps *procState, lvl facts.Level, line, dump []byte, from string, typ facts.EventType, all bool) *facts.LogEvent {
-	f := map[string]any{}
+	f := &facts.Settings{Values: map[string]any{}}
 	src := facts.Source{File: p.in.Path, Line: p.lineNo}
 	n := 0
 	sep := byte('=')
@@ -208,7 +208,7 @@ func (p *parser) argsDump(ps *procState, lvl facts.Level, line, dump []byte, fro
 		}
 		n++
 		k := p.text(key)
-		if _, dup := f[k]; dup {
+		if _, dup := f.Values[k]; dup {
 			return
 		}
 		text := settingText(val)
@@ -217,9 +217,9 @@ func (p *parser) argsDump(ps *procState, lvl facts.Level, line, dump []byte, fro
 		}
 		if text != "True" && text != "False" && (redact.IsSecretName(k) || secret(k, text)) {
 			if text == "None" || text == "" {
-				f[k] = false
+				f.Values[k] = false
 			} else {
-				f[k] = redacted
+				f.Values[k] = redacted
 				text = redacted
 			}
 			p.out.Settings = append(p.out.Settings, &facts.Setting{Src: src, Key: k, Value: text, From: from})
@@ -229,12 +229,12 @@ func (p *parser) argsDump(ps *procState, lvl facts.Level, line, dump []byte, fro
 			if s, isStr := v.(string); isStr && p.bad {
 				v = strings.ToValidUTF8(s, "\uFFFD")
 			}
-			f[k] = v
+			f.Values[k] = v
 		}
 		p.out.Settings = append(p.out.Settings, &facts.Setting{Src: src, Key: k, Value: text, From: from})
 	})
 	if all {
-		f["all_args"] = true
+		f.AllArgs = true
 	}
 	// The raw dump holds secrets in clear text: the message only names it.
 	name := line[:len(line)-len(dump)]
@@ -269,7 +269,7 @@ func (p *parser) cmdline(ps *procState, b []byte) *facts.LogEvent {
 		return nil
 	}
 	toks := shellFields(rest)
-	f := map[string]any{}
+	f := &facts.Settings{Values: map[string]any{}}
 	src := facts.Source{File: p.in.Path, Line: p.lineNo}
 	add := func(k, v string) {
 		if v != "true" && secret(k, v) {
@@ -279,7 +279,7 @@ func (p *parser) cmdline(ps *procState, b []byte) *facts.LogEvent {
 		if len(p.out.Settings) < 1<<20 {
 			p.out.Settings = append(p.out.Settings, &facts.Setting{Src: src, Key: k, Value: v, From: "cmdline"})
 		}
-		f[k] = v
+		f.Values[k] = v
 	}
 	for i := 0; i < len(toks) && i < maxSettings; i++ {
 		t := toks[i]
@@ -301,7 +301,7 @@ func (p *parser) cmdline(ps *procState, b []byte) *facts.LogEvent {
 			add(name, "true")
 		}
 	}
-	if len(f) == 0 {
+	if len(f.Values) == 0 {
 		return nil
 	}
 	// The command may hold a secret: keep only the program part.

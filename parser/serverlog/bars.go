@@ -229,19 +229,17 @@ func (p *parser) finishBars() {
 		default:
 			continue
 		}
-		f := map[string]any{"desc": b.Desc, "n": float64(b.N), "total": float64(b.Total), "elapsed_s": b.Elapsed, "done": b.Done()}
-		if b.Detail != "" {
-			f["detail"] = b.Detail
-		}
+		f := &facts.Progress{Desc: b.Desc, Detail: b.Detail, Done: b.Done(),
+			N: facts.N(float64(b.N)), Total: facts.N(float64(b.Total)), ElapsedS: facts.N(b.Elapsed)}
 		msg := b.Desc
 		ev := &facts.LogEvent{
-			Src:    b.Src,
-			Time:   b.Time,
-			Proc:   b.Proc,
-			Level:  facts.LevelInfo,
-			Type:   typ,
-			Msg:    msg + ": " + strconv.Itoa(b.N) + "/" + strconv.Itoa(b.Total),
-			Fields: f,
+			Src:   b.Src,
+			Time:  b.Time,
+			Proc:  b.Proc,
+			Level: facts.LevelInfo,
+			Type:  typ,
+			Msg:   msg + ": " + strconv.Itoa(b.N) + "/" + strconv.Itoa(b.Total),
+			Data:  f,
 		}
 		ev.Inherited = bs.inherited && !b.Time.IsZero()
 		p.events.add(ev)

@@ -193,7 +193,7 @@ func (p *parser) recognized(l *line, ps *procState, bare bool) (*facts.LogEvent,
 	if len(b) > 0 && b[0] == ' ' && l.kind == hdrVLLM {
 		// The 2026 ASCII-art banner: "  ▄▄ ▄█ █ ... █  version 0.19.2rc1".
 		if k := bytes.Index(b, []byte("  version ")); k > 0 && bytes.Contains(b[:k], []byte("█")) {
-			return p.emit(ps, facts.EventVersion, lvl, b[k+2:], map[string]any{"engine": "vllm", "version": string(trimDot(b[k+len("  version "):]))}), false
+			return p.emit(ps, facts.EventVersion, lvl, b[k+2:], &facts.Version{Engine: "vllm", Version: string(trimDot(b[k+len("  version "):]))}), false
 		}
 	}
 	ev, done := p.table(l, ps, lvl, b, bare)
@@ -224,7 +224,7 @@ func (p *parser) recognized(l *line, ps *procState, bare bool) (*facts.LogEvent,
 			if modelLoadFailed(b) {
 				what = "model-load"
 			}
-			return p.emit(ps, facts.EventEngineInitFailed, facts.LevelError, b, map[string]any{"what": what}), false
+			return p.emit(ps, facts.EventEngineInitFailed, facts.LevelError, b, &facts.Failure{What: what}), false
 		}
 		return p.emit(ps, facts.EventError, lvl, b, nil), false
 	}
@@ -240,7 +240,7 @@ func (p *parser) recognized(l *line, ps *procState, bare bool) (*facts.LogEvent,
 		// Ray's memory monitor, a container runtime, systemd's unit report
 		// ("A process of this unit has been killed by the OOM killer."):
 		// processes killed for host memory.
-		return p.emit(ps, facts.EventKilled, facts.LevelCritical, b, map[string]any{"signal": "SIGKILL", "what": "memory"}), false
+		return p.emit(ps, facts.EventKilled, facts.LevelCritical, b, &facts.Failure{Signal: "SIGKILL", What: "memory"}), false
 	}
 	return nil, false
 }
@@ -260,12 +260,12 @@ func memoryKill(b []byte) bool {
 // on their own: an abort, or a CUDA error the library exits or throws on.
 func (p *parser) bareReport(ps *procState, b []byte) *facts.LogEvent {
 	if aborted(b) {
-		return p.emit(ps, facts.EventKilled, facts.LevelCritical, b, map[string]any{"signal": "abort"})
+		return p.emit(ps, facts.EventKilled, facts.LevelCritical, b, &facts.Failure{Signal: "abort"})
 	}
 	if cudaCheck(b) {
 		// vLLM's CUDACHECK "Failed: Cuda error file:line 'msg'",
 		// flashinfer's "CUDA Error: msg (code) file: line N".
-		ev := p.emit(ps, facts.EventTraceback, facts.LevelError, b, map[string]any{"headless": true, "what": "cuda-check"})
+		ev := p.emit(ps, facts.EventTraceback, facts.LevelError, b, &facts.TracebackInfo{Headless: true, What: "cuda-check"})
 		ev.Traceback = &facts.Traceback{ExcType: "CUDA error", ExcMsg: p.text(b), ExcLine: p.lineNo}
 		return ev
 	}
@@ -315,16 +315,16 @@ func aborted(b []byte) bool {
 
 // trt reads the milestones of TensorRT-LLM's runtime.
 func (p *parser) trt(ps *procState, lvl facts.Level, b []byte) *facts.LogEvent {
-	f := map[string]any{"engine": "trtllm"}
 	switch {
 	case contains(b, "tokens in paged KV cache"):
 		// "Using 10718 tokens in paged KV cache." (the KV cache allocated)
+		f := &facts.KVCache{Engine: "trtllm"}
 		if v, ok := numAfter(b, "Using"); ok {
-			f["tokens"] = v
+			f.Tokens = facts.N(v)
 		}
 		return p.emit(ps, facts.EventKVCacheSize, lvl, b, f)
 	case has(b, "Loaded engine size"), has(b, "Engine load time"):
-		return p.emit(ps, facts.EventLoadEnd, lvl, b, f)
+		return p.emit(ps, facts.EventLoadEnd, lvl, b, &facts.Milestone{Engine: "trtllm"})
 	}
 	return nil
 }
@@ -332,25 +332,26 @@ func (p *parser) trt(ps *procState, lvl facts.Level, b []byte) *facts.LogEvent {
 // tgi reads the milestones of text-generation-inference's launcher and
 // router (launcher/src/main.rs, router/src/main.rs).
 func (p *parser) tgi(ps *procState, lvl facts.Level, b []byte) *facts.LogEvent {
-	f := map[string]any{"engine": "tgi"}
+	const engine = "tgi"
 	switch {
 	case has(b, "Starting shard"):
-		return p.emit(ps, facts.EventLoadBegin, lvl, b, f)
+		return p.emit(ps, facts.EventLoadBegin, lvl, b, &facts.Milestone{Engine: engine})
 	case has(b, "Shard ready in"):
+		f := &facts.Milestone{Engine: engine}
 		if v, ok := numAfter(b, "Shard ready in"); ok {
-			f["elapsed_s"] = v
+			f.ElapsedS = facts.N(v)
 		}
 		return p.emit(ps, facts.EventLoadEnd, lvl, b, f)
 	case has(b, "Starting Webserver"):
-		return p.emit(ps, facts.EventHTTPStart, lvl, b, f)
+		return p.emit(ps, facts.EventHTTPStart, lvl, b, &facts.Server{Engine: engine})
 	case has(b, "Warming up model"):
-		return p.emit(ps, facts.EventWarmup, lvl, b, f)
+		return p.emit(ps, facts.EventWarmup, lvl, b, &facts.Milestone{Engine: engine})
 	case has(b, "Connected"):
-		return p.emit(ps, facts.EventReady, lvl, b, f)
+		return p.emit(ps, facts.EventReady, lvl, b, &facts.Server{Engine: engine})
 	case has(b, "Shutting down shards"):
-		return p.emit(ps, facts.EventShutdown, lvl, b, f)
+		return p.emit(ps, facts.EventShutdown, lvl, b, &facts.Server{Engine: engine})
 	case has(b, "Shard ") && contains(b, " failed to start"):
-		return p.emit(ps, facts.EventChildFailed, facts.LevelError, b, f)
+		return p.emit(ps, facts.EventChildFailed, facts.LevelError, b, &facts.Failure{Engine: engine})
 	}
 	return nil
 }
@@ -373,7 +374,7 @@ func (p *parser) anywhere(ps *procState, lvl facts.Level, b []byte) *facts.LogEv
 	case contains(b, "Watchdog caught collective operation timeout"):
 		return p.collectiveTimeout(ps, lvl, b)
 	case contains(b, "Engine core initialization failed"):
-		return p.emit(ps, facts.EventEngineInitFailed, facts.LevelError, b, map[string]any{"what": "engine-core"})
+		return p.emit(ps, facts.EventEngineInitFailed, facts.LevelError, b, &facts.Failure{What: "engine-core"})
 	case contains(b, "The actor is dead because its worker process has died"), contains(b, "The actor died unexpectedly before finishing"),
 		contains(b, "A worker died or was killed while executing a task by an unexpected system error"):
 		// Ray's report of an actor (an engine worker) whose process died
@@ -381,9 +382,9 @@ func (p *parser) anywhere(ps *procState, lvl facts.Level, b []byte) *facts.LogEv
 		// with the exit type the raylet recorded: SYSTEM_ERROR when the
 		// process vanished, NODE_OUT_OF_MEMORY when Ray's memory monitor
 		// killed it.
-		f := map[string]any{"what": "ray-actor"}
+		f := &facts.Failure{What: "ray-actor"}
 		if t := wordAfter(b, "Worker exit type: "); len(t) > 0 {
-			f["exit_type"] = string(t)
+			f.ExitType = string(t)
 		}
 		return p.emit(ps, facts.EventWorkerDied, facts.LevelError, b, f)
 	case contains(b, "atchdog timeout (self.watchdog_timeout="):
@@ -506,7 +507,7 @@ func (p *parser) table(l *line, ps *procState, lvl facts.Level, b []byte, bare b
 			if k := bytes.Index(b, []byte(" --")); k > 0 {
 				msg = b[:k]
 			}
-			return p.emit(ps, facts.EventKilled, facts.LevelCritical, msg, map[string]any{"signal": sig, "what": "shell-job"}), false
+			return p.emit(ps, facts.EventKilled, facts.LevelCritical, msg, &facts.Failure{Signal: sig, What: "shell-job"}), false
 		}
 		if ev := p.cmdline(ps, b); ev != nil {
 			return ev, false
@@ -521,10 +522,10 @@ func (p *parser) table(l *line, ps *procState, lvl facts.Level, b []byte, bare b
 		}
 	}
 	if has(b, "terminate called after throwing an instance of") {
-		return p.emit(ps, facts.EventError, facts.LevelCritical, b, map[string]any{"what": "c++-terminate"}), false
+		return p.emit(ps, facts.EventError, facts.LevelCritical, b, &facts.Failure{What: "c++-terminate"}), false
 	}
 	if has(b, "Aborted (core dumped)") {
-		return p.emit(ps, facts.EventKilled, facts.LevelCritical, b, map[string]any{"signal": "SIGABRT"}), false
+		return p.emit(ps, facts.EventKilled, facts.LevelCritical, b, &facts.Failure{Signal: "SIGABRT"}), false
 	}
 	return nil, false
 }
@@ -535,19 +536,19 @@ func (p *parser) tableA(l *line, ps *procState, lvl facts.Level, b []byte, bare 
 	switch {
 	case has(b, "Attention backend not"):
 		if w := wordAfter(b, " Use "); w != nil {
-			return p.emit(ps, facts.EventAttentionBackend, lvl, b, map[string]any{"backend": string(w), "default": true}), false, true
+			return p.emit(ps, facts.EventAttentionBackend, lvl, b, &facts.AttentionBackend{Backend: string(w), Default: true}), false, true
 		}
 		if k := bytes.Index(b, []byte("Falling back to '")); k >= 0 {
 			rest := b[k+len("Falling back to '"):]
 			if e := bytes.IndexByte(rest, '\''); e > 0 {
-				return p.emit(ps, facts.EventAttentionBackend, lvl, b, map[string]any{"backend": string(rest[:e]), "default": true}), false, true
+				return p.emit(ps, facts.EventAttentionBackend, lvl, b, &facts.AttentionBackend{Backend: string(rest[:e]), Default: true}), false, true
 			}
 		}
 	case has(b, "Avg prompt throughput:"):
 		p.statVLLM(ps, facts.EventStatThroughput, nil, b)
 		return nil, true, true
 	case has(b, "All deep_gemm operations loaded successfully"):
-		return p.emit(ps, facts.EventJITEnd, lvl, b, map[string]any{"what": "deepgemm"}), false, true
+		return p.emit(ps, facts.EventJITEnd, lvl, b, &facts.JIT{What: "deepgemm"}), false, true
 	case has(b, "AUTOTUNE ") && bytes.IndexByte(b, '(') > 0:
 		// Inductor's max-autotune benchmarking a kernel's choices
 		// (select_algorithm.py: "AUTOTUNE mm(8x4096, 4096x4096)"): the
@@ -556,10 +557,10 @@ func (p *parser) tableA(l *line, ps *procState, lvl facts.Level, b []byte, bare 
 		if p.seenKey() {
 			return nil, true, true
 		}
-		return p.emit(ps, facts.EventTorchCompile, lvl, b, map[string]any{"what": "autotune"}), false, true
+		return p.emit(ps, facts.EventTorchCompile, lvl, b, &facts.Compile{What: "autotune"}), false, true
 	case has(b, "Available KV cache memory:"):
 		if v, ok := numAfter(b, "memory:"); ok {
-			return p.emit(ps, facts.EventAvailableKV, lvl, b, map[string]any{"gib": v}), false, true
+			return p.emit(ps, facts.EventAvailableKV, lvl, b, &facts.KVCache{GiB: facts.N(v)}), false, true
 		}
 	}
 	return nil, false, false
@@ -569,7 +570,7 @@ func (p *parser) tableA(l *line, ps *procState, lvl facts.Level, b []byte, bare 
 // its checks took the line (ev and done are then table's answer).
 func (p *parser) tableB(l *line, ps *procState, lvl facts.Level, b []byte, bare bool) (ev *facts.LogEvent, done, ok bool) {
 	if rest, ok := cut(b, "Building extension module "); ok {
-		return p.emit(ps, facts.EventJITBegin, lvl, b, map[string]any{"what": "torch-extension", "module": string(trimDot(rest))}), false, true
+		return p.emit(ps, facts.EventJITBegin, lvl, b, &facts.JIT{What: "torch-extension", Module: string(trimDot(rest))}), false, true
 	}
 	return nil, false, false
 }
@@ -583,44 +584,44 @@ func (p *parser) tableC(l *line, ps *procState, lvl facts.Level, b []byte, bare 
 			return ev, false, true
 		}
 	case has(b, "Custom allreduce is disabled"), has(b, "Custom all-reduce is disabled"):
-		f := map[string]any{"enabled": false}
+		f := &facts.CustomAllReduce{Enabled: false}
 		if k := bytes.Index(b, []byte("because ")); k >= 0 {
 			r := b[k+len("because "):]
 			if e := bytes.Index(r, []byte(". ")); e > 0 {
 				r = r[:e]
 			}
-			f["reason"] = string(trimDot(r))
+			f.Reason = string(trimDot(r))
 		}
 		return p.emit(ps, facts.EventCustomAllReduce, lvl, b, f), false, true
 	case has(b, "Compiling a graph for "):
-		f := map[string]any{"stage": "compile"}
+		f := &facts.Compile{Stage: "compile"}
 		if v, ok := numAfter(b, " takes"); ok {
-			f["compile_s"] = v
+			f.CompileS = facts.N(v)
 		}
 		return p.emit(ps, facts.EventTorchCompile, lvl, b, f), false, true
 	case has(b, "Capturing cudagraphs for decoding"), has(b, "Capturing the model for CUDA graphs"):
-		return p.emit(ps, facts.EventGraphBegin, lvl, b, map[string]any{"graph": "cuda graph"}), false, true
+		return p.emit(ps, facts.EventGraphBegin, lvl, b, &facts.Milestone{Graph: "cuda graph"}), false, true
 	case has(b, "Child process unexpectedly failed"):
-		f := map[string]any{}
+		f := &facts.Failure{}
 		if v, ok := numAfter(b, "exit code"); ok {
-			f["exit_code"] = v
+			f.ExitCode = facts.N(v)
 		} else if v, ok := numAfter(b, "exitcode="); ok {
-			f["exit_code"] = v
+			f.ExitCode = facts.N(v)
 		}
 		if v, ok := numAfter(b, "pid="); ok {
-			f["pid"] = v
+			f.PID = facts.N(v)
 		}
 		return p.emit(ps, facts.EventChildFailed, facts.LevelError, b, f), false, true
 	case has(b, "Creating FlashInfer allreduce workspace") && contains(b, "JIT"):
-		return p.emit(ps, facts.EventJITBegin, lvl, b, map[string]any{"what": "flashinfer"}), false, true
+		return p.emit(ps, facts.EventJITBegin, lvl, b, &facts.JIT{What: "flashinfer"}), false, true
 	case has(b, "Chat template warmup completed"):
-		return p.emit(ps, facts.EventWarmup, lvl, b, map[string]any{"what": "chat-template"}), false, true
+		return p.emit(ps, facts.EventWarmup, lvl, b, &facts.Milestone{What: "chat-template"}), false, true
 	case has(b, "Cannot use FlashAttention"):
 		return p.emit(ps, facts.EventConfigWarning, lvl, b, nil), false, true
 	case has(b, "Compute Capability < 8.0 is not supported by the V1 Engine"):
-		return p.emit(ps, facts.EventConfigWarning, lvl, b, map[string]any{"fallback": "V0"}), false, true
+		return p.emit(ps, facts.EventConfigWarning, lvl, b, &facts.Notice{Fallback: "V0"}), false, true
 	case has(b, "CUDA graph is disabled"), has(b, "Cuda graph is disabled"), has(b, "Cudagraph is disabled"):
-		return p.emit(ps, facts.EventConfigWarning, lvl, b, map[string]any{"cuda_graph": false}), false, true
+		return p.emit(ps, facts.EventConfigWarning, lvl, b, &facts.Notice{CUDAGraphOff: true}), false, true
 	}
 	return nil, false, false
 }
@@ -631,10 +632,10 @@ func (p *parser) tableD(l *line, ps *procState, lvl facts.Level, b []byte, bare 
 	switch {
 	case has(b, "DeepGEMM JIT code generation"):
 		// SGLang's DeepGEMM wrapper, before DeepGEMM's own messages.
-		f := map[string]any{"what": "deepgemm"}
+		f := &facts.JIT{What: "deepgemm"}
 		if k := bytes.IndexByte(b, '<'); k >= 0 {
 			if e := bytes.IndexByte(b[k:], '>'); e > 0 {
-				f["kernel"] = string(b[k+1 : k+e])
+				f.Kernel = string(b[k+1 : k+e])
 			}
 		}
 		return p.emit(ps, facts.EventJITProgress, lvl, b, f), false, true
@@ -643,27 +644,27 @@ func (p *parser) tableD(l *line, ps *procState, lvl facts.Level, b []byte, bare 
 			return nil, true, true
 		}
 	case has(b, "Dynamo bytecode transform time:"):
-		f := map[string]any{"stage": "dynamo"}
+		f := &facts.Compile{Stage: "dynamo"}
 		if v, ok := numAfter(b, "time:"); ok {
-			f["dynamo_s"] = v
+			f.DynamoS = facts.N(v)
 		}
 		return p.emit(ps, facts.EventTorchCompile, lvl, b, f), false, true
 	case has(b, "Directly load the compiled graph"):
-		f := map[string]any{"stage": "load", "cached": true}
+		f := &facts.Compile{Stage: "load", Cached: true}
 		if v, ok := numAfter(b, "took"); ok {
-			f["load_s"] = v
+			f.LoadS = facts.N(v)
 		}
 		return p.emit(ps, facts.EventTorchCompile, lvl, b, f), false, true
 	case has(b, "Directly load AOT compilation"):
-		return p.emit(ps, facts.EventTorchCompile, lvl, b, map[string]any{"stage": "load", "cached": true, "aot": true}), false, true
+		return p.emit(ps, facts.EventTorchCompile, lvl, b, &facts.Compile{Stage: "load", Cached: true, AOT: true}), false, true
 	case has(b, "Decode out of memory happened"):
 		return p.retract(ps, b), false, true
 	case has(b, "Decode out of memory"):
-		return p.emit(ps, facts.EventOOM, facts.LevelError, b, map[string]any{"kind": "kv-cache"}), false, true
+		return p.emit(ps, facts.EventOOM, facts.LevelError, b, &facts.OOM{Kind: "kv-cache"}), false, true
 	case has(b, "DetokenizerManager hit an exception"), has(b, "DataParallelController hit an exception"):
-		return p.emit(ps, facts.EventSchedulerCrash, facts.LevelError, b, map[string]any{"component": string(b[:bytes.IndexByte(b, ' ')])}), false, true
+		return p.emit(ps, facts.EventSchedulerCrash, facts.LevelError, b, &facts.Failure{Component: string(b[:bytes.IndexByte(b, ' ')])}), false, true
 	case has(b, "Disaggregation warmup"):
-		return p.emit(ps, facts.EventWarmup, lvl, b, map[string]any{"what": "disaggregation"}), false, true
+		return p.emit(ps, facts.EventWarmup, lvl, b, &facts.Milestone{What: "disaggregation"}), false, true
 	}
 	return nil, false, false
 }
@@ -672,7 +673,7 @@ func (p *parser) tableD(l *line, ps *procState, lvl facts.Level, b []byte, bare 
 // its checks took the line (ev and done are then table's answer).
 func (p *parser) tableE(l *line, ps *procState, lvl facts.Level, b []byte, bare bool) (ev *facts.LogEvent, done, ok bool) {
 	if has(b, "Endpoint '") && contains(b, "is deprecated") {
-		f := map[string]any{"what": string(wordUntil(b[len("Endpoint '"):], '\''))}
+		f := &facts.Notice{What: string(wordUntil(b[len("Endpoint '"):], '\''))}
 		return p.emit(ps, facts.EventDeprecation, facts.LevelWarning, b, f), false, true
 	}
 	if has(b, "Engine ") {
@@ -682,31 +683,31 @@ func (p *parser) tableE(l *line, ps *procState, lvl facts.Level, b []byte, bare 
 	}
 	switch {
 	case has(b, "Engine core proc ") && contains(b, "died unexpectedly"):
-		f := map[string]any{}
+		f := &facts.Failure{}
 		if w := wordAfter(b, "Engine core proc "); w != nil {
-			f["proc"] = string(w)
+			f.Proc = string(w)
 		}
 		return p.emit(ps, facts.EventEngineDead, facts.LevelError, b, f), false, true
 	case has(b, "Engine core initialization failed"):
 		return p.classifyException(ps, nil, b, b), false, true
 	case has(b, "Entering DeepGEMM JIT Pre-Compile session"):
-		return p.emit(ps, facts.EventJITBegin, lvl, b, map[string]any{"what": "deepgemm"}), false, true
+		return p.emit(ps, facts.EventJITBegin, lvl, b, &facts.JIT{What: "deepgemm"}), false, true
 	case has(b, "EngineCore failed to start"):
-		return p.emit(ps, facts.EventEngineInitFailed, facts.LevelError, b, map[string]any{"what": "engine-core"}), false, true
+		return p.emit(ps, facts.EventEngineInitFailed, facts.LevelError, b, &facts.Failure{What: "engine-core"}), false, true
 	case has(b, "EngineCore encountered a fatal error"):
 		return p.emit(ps, facts.EventEngineDead, facts.LevelError, b, nil), false, true
 	case has(b, "Estimated CUDA graph memory:"):
-		f := map[string]any{}
+		f := &facts.MemoryProfile{}
 		if v, ok := numAfter(b, "memory:"); ok {
-			f["cuda_graph_gib"] = v
+			f.CUDAGraphGiB = facts.N(v)
 		}
 		return p.emit(ps, facts.EventMemoryProfile, lvl, b, f), false, true
 	case has(b, "End of disaggregation warmup"):
-		return p.emit(ps, facts.EventWarmup, lvl, b, map[string]any{"what": "disaggregation", "done": true}), false, true
+		return p.emit(ps, facts.EventWarmup, lvl, b, &facts.Milestone{What: "disaggregation", Done: true}), false, true
 	case has(b, "Emitting ninja build file"):
-		return p.emit(ps, facts.EventJITBegin, lvl, b, map[string]any{"what": "torch-extension"}), false, true
+		return p.emit(ps, facts.EventJITBegin, lvl, b, &facts.JIT{What: "torch-extension"}), false, true
 	case has(b, "Exception: WorkerProc initialization failed"):
-		return p.emit(ps, facts.EventEngineInitFailed, facts.LevelError, b, map[string]any{"what": "worker"}), false, true
+		return p.emit(ps, facts.EventEngineInitFailed, facts.LevelError, b, &facts.Failure{What: "worker"}), false, true
 	}
 	return nil, false, false
 }
@@ -716,11 +717,11 @@ func (p *parser) tableE(l *line, ps *procState, lvl facts.Level, b []byte, bare 
 func (p *parser) tableF(l *line, ps *procState, lvl facts.Level, b []byte, bare bool) (ev *facts.LogEvent, done, ok bool) {
 	switch {
 	case has(b, "FlashInfer autotune completed"):
-		return p.emit(ps, facts.EventJITEnd, lvl, b, map[string]any{"what": "flashinfer-autotune"}), false, true
+		return p.emit(ps, facts.EventJITEnd, lvl, b, &facts.JIT{What: "flashinfer-autotune"}), false, true
 	case has(b, "Free memory on device ("):
 		return p.freeMemory(ps, lvl, b), false, true
 	case has(b, "Fatal Python error"):
-		return p.emit(ps, facts.EventKilled, facts.LevelCritical, b, map[string]any{"what": "fatal-python-error"}), false, true
+		return p.emit(ps, facts.EventKilled, facts.LevelCritical, b, &facts.Failure{What: "fatal-python-error"}), false, true
 	}
 	return nil, false, false
 }
@@ -731,19 +732,19 @@ func (p *parser) tableG(l *line, ps *procState, lvl facts.Level, b []byte, bare 
 	switch {
 	case has(b, "GPU KV cache size:"):
 		if v, ok := numAfter(b, "size:"); ok {
-			return p.emit(ps, facts.EventKVCacheSize, lvl, b, map[string]any{"tokens": v}), false, true
+			return p.emit(ps, facts.EventKVCacheSize, lvl, b, &facts.KVCache{Tokens: facts.N(v)}), false, true
 		}
 	case has(b, "Graph capturing finished"):
-		f := map[string]any{"graph": "cuda graph"}
+		f := &facts.Milestone{Graph: "cuda graph"}
 		if v, ok := numAfter(b, "finished in"); ok {
-			f["elapsed_s"] = v
+			f.ElapsedS = facts.N(v)
 		}
 		if v, ok := numAfter(b, "took"); ok {
-			f["mem_gib"] = v
+			f.MemGiB = facts.N(v)
 		}
 		return p.emit(ps, facts.EventGraphEnd, lvl, b, f), false, true
 	case has(b, "Gracefully exiting"):
-		return p.emit(ps, facts.EventShutdown, lvl, b, map[string]any{"what": "graceful-exit"}), false, true
+		return p.emit(ps, facts.EventShutdown, lvl, b, &facts.Server{What: "graceful-exit"}), false, true
 	}
 	return nil, false, false
 }
@@ -756,7 +757,7 @@ func (p *parser) tableH(l *line, ps *procState, lvl facts.Level, b []byte, bare 
 		// detokenizer within the probe's timeout. The server still runs;
 		// it says the scheduler did not answer, as a timeout waiting on
 		// another process does, not that anything failed.
-		return p.emit(ps, facts.EventRPCTimeout, facts.LevelWarning, b, map[string]any{"what": "health-check"}), false, true
+		return p.emit(ps, facts.EventRPCTimeout, facts.LevelWarning, b, &facts.Wait{What: "health-check"}), false, true
 	}
 	return nil, false, false
 }
@@ -768,21 +769,21 @@ func (p *parser) tableI(l *line, ps *procState, lvl facts.Level, b []byte, bare 
 	case has(b, "Init torch distributed begin"):
 		return p.emit(ps, facts.EventDistInitBegin, lvl, b, nil), false, true
 	case has(b, "Init torch distributed ends"):
-		f := map[string]any{}
+		f := &facts.Milestone{}
 		kvEq(afterPrefix(b, "Init torch distributed ends."), f)
 		return p.emit(ps, facts.EventDistInitEnd, lvl, b, f), false, true
 	case has(b, "Initializing a V1 LLM engine"), has(b, "Initializing a V0 LLM engine"), has(b, "Initializing an LLM engine"):
 		return p.engineInit(ps, lvl, b), false, true
 	case has(b, "Initialization failed"):
-		f := map[string]any{"what": "init"}
+		f := &facts.Failure{What: "init"}
 		if contains(b, "warmup") {
-			f["what"] = "warmup"
+			f.What = "warmup"
 		}
 		return p.emit(ps, facts.EventEngineInitFailed, facts.LevelError, b, f), false, true
 	case has(b, "Initial profiling/warmup run took"):
-		f := map[string]any{"what": "profiling"}
+		f := &facts.Milestone{What: "profiling"}
 		if v, ok := numAfter(b, "took"); ok {
-			f["elapsed_s"] = v
+			f.ElapsedS = facts.N(v)
 		}
 		return p.emit(ps, facts.EventWarmup, lvl, b, f), false, true
 	}
@@ -799,7 +800,7 @@ func (p *parser) tableK(l *line, ps *procState, lvl facts.Level, b []byte, bare 
 		return p.retract(ps, b), false, true
 	case has(b, "Killed"):
 		if len(trimDot(b)) == len("Killed") {
-			return p.emit(ps, facts.EventKilled, facts.LevelError, b, map[string]any{"signal": "SIGKILL"}), false, true
+			return p.emit(ps, facts.EventKilled, facts.LevelError, b, &facts.Failure{Signal: "SIGKILL"}), false, true
 		}
 	}
 	return nil, false, false
@@ -810,29 +811,29 @@ func (p *parser) tableK(l *line, ps *procState, lvl facts.Level, b []byte, bare 
 func (p *parser) tableL(l *line, ps *procState, lvl facts.Level, b []byte, bare bool) (ev *facts.LogEvent, done, ok bool) {
 	switch {
 	case has(b, "Load weight begin"):
-		f := map[string]any{}
+		f := &facts.Milestone{}
 		if v, ok := numAfter(b, "avail mem="); ok {
-			f["avail_mem_gb"] = v
+			f.AvailMemGB = facts.N(v)
 		}
 		return p.emit(ps, facts.EventLoadBegin, lvl, b, f), false, true
 	case has(b, "Load weight end"):
-		f := map[string]any{}
+		f := &facts.Milestone{}
 		kvEq(afterPrefix(b, "Load weight end."), f)
 		return p.emit(ps, facts.EventLoadEnd, lvl, b, f), false, true
 	case has(b, "Loading weights took"):
-		f := map[string]any{"stage": "weights"}
+		f := &facts.Milestone{Stage: "weights"}
 		if v, ok := numAfter(b, "took"); ok {
-			f["elapsed_s"] = v
+			f.ElapsedS = facts.N(v)
 		}
 		return p.emit(ps, facts.EventLoadEnd, lvl, b, f), false, true
 	case has(b, "Loading model weights took"):
-		f := map[string]any{"stage": "model"}
+		f := &facts.Milestone{Stage: "model"}
 		if v, ok := numAfter(b, "took"); ok {
-			f["mem_gb"] = v
+			f.MemGB = facts.N(v)
 		}
 		return p.emit(ps, facts.EventLoadEnd, lvl, b, f), false, true
 	case has(b, "Loading extension module "):
-		return p.emit(ps, facts.EventJITEnd, lvl, b, map[string]any{"what": "torch-extension", "module": string(trimDot(b[len("Loading extension module "):]))}), false, true
+		return p.emit(ps, facts.EventJITEnd, lvl, b, &facts.JIT{What: "torch-extension", Module: string(trimDot(b[len("Loading extension module "):]))}), false, true
 	}
 	return nil, false, false
 }
@@ -842,33 +843,33 @@ func (p *parser) tableL(l *line, ps *procState, lvl facts.Level, b []byte, bare 
 func (p *parser) tableM(l *line, ps *procState, lvl facts.Level, b []byte, bare bool) (ev *facts.LogEvent, done, ok bool) {
 	switch {
 	case has(b, "Memory pool end"):
-		f := map[string]any{}
+		f := &facts.Milestone{}
 		if v, ok := numAfter(b, "avail mem="); ok {
-			f["avail_mem_gb"] = v
+			f.AvailMemGB = facts.N(v)
 		}
 		return p.emit(ps, facts.EventMemPoolEnd, lvl, b, f), false, true
 	case has(b, "Model loading took"):
-		f := map[string]any{"stage": "model"}
+		f := &facts.Milestone{Stage: "model"}
 		if v, ok := numAfter(b, "took"); ok {
-			f["mem_gib"] = v
+			f.MemGiB = facts.N(v)
 		}
 		if v, ok := numAfter(b, " and "); ok {
-			f["elapsed_s"] = v
+			f.ElapsedS = facts.N(v)
 		}
 		return p.emit(ps, facts.EventLoadEnd, lvl, b, f), false, true
 	case has(b, "Memory profiling takes"):
-		f := map[string]any{}
+		f := &facts.MemoryProfile{}
 		if v, ok := numAfter(b, "takes"); ok {
-			f["elapsed_s"] = v
+			f.ElapsedS = facts.N(v)
 		}
 		return p.emit(ps, facts.EventMemoryProfile, lvl, b, f), false, true
 	case has(b, "Maximum concurrency for"):
-		f := map[string]any{}
+		f := &facts.KVCache{}
 		if v, ok := numAfter(b, "concurrency for"); ok {
-			f["tokens_per_request"] = v
+			f.TokensPerRequest = facts.N(v)
 		}
 		if v, ok := numAfter(b, "per request:"); ok {
-			f["concurrency"] = v
+			f.Concurrency = facts.N(v)
 		}
 		return p.emit(ps, facts.EventMaxConcurrency, lvl, b, f), false, true
 	}
@@ -880,15 +881,15 @@ func (p *parser) tableM(l *line, ps *procState, lvl facts.Level, b []byte, bare 
 func (p *parser) tableN(l *line, ps *procState, lvl facts.Level, b []byte, bare bool) (ev *facts.LogEvent, done, ok bool) {
 	switch {
 	case has(b, "No available shared memory broadcast block found"):
-		f := map[string]any{}
+		f := &facts.Wait{}
 		if v, ok := numAfter(b, "found in"); ok {
-			f["wait_s"] = v
+			f.WaitS = facts.N(v)
 		}
 		return p.emit(ps, facts.EventSHMWait, facts.LevelWarning, b, f), false, true
 	case has(b, "Not enough memory"), has(b, "No available memory for the cache blocks"):
 		return p.emit(ps, facts.EventKVInsufficient, facts.LevelError, b, nil), false, true
 	case has(b, "NCCL version "):
-		return p.emit(ps, facts.EventNCCLVersion, lvl, b, map[string]any{"version": string(wordAfter(b, "NCCL version "))}), false, true
+		return p.emit(ps, facts.EventNCCLVersion, lvl, b, &facts.NCCL{Version: string(wordAfter(b, "NCCL version "))}), false, true
 	}
 	return nil, false, false
 }
@@ -901,7 +902,7 @@ func (p *parser) tableP(l *line, ps *procState, lvl facts.Level, b []byte, bare 
 		// Open MPI: the launcher ran the job to its end but a process
 		// returned non-zero ("Primary job  terminated normally, but 1
 		// process returned / a non-zero exit code.").
-		return p.emit(ps, facts.EventChildFailed, facts.LevelError, b, map[string]any{"launcher": "mpirun"}), false, true
+		return p.emit(ps, facts.EventChildFailed, facts.LevelError, b, &facts.Failure{Launcher: "mpirun"}), false, true
 	case has(b, "Prefill batch"):
 		if p.statSGLang(ps, facts.EventStatPrefill, b[len("Prefill batch"):]) {
 			return nil, true, true
@@ -910,11 +911,11 @@ func (p *parser) tableP(l *line, ps *procState, lvl facts.Level, b []byte, bare 
 		p.prefixCacheV0(ps, b)
 		return nil, true, true
 	case has(b, "Prefill out of memory"):
-		return p.emit(ps, facts.EventOOM, facts.LevelError, b, map[string]any{"kind": "kv-cache"}), false, true
+		return p.emit(ps, facts.EventOOM, facts.LevelError, b, &facts.OOM{Kind: "kv-cache"}), false, true
 	case has(b, "Piecewise CUDA Graph failed"):
-		return p.emit(ps, facts.EventGraphFailed, facts.LevelError, b, map[string]any{"graph": "piecewise CUDA graph"}), false, true
+		return p.emit(ps, facts.EventGraphFailed, facts.LevelError, b, &facts.Milestone{Graph: "piecewise CUDA graph"}), false, true
 	case has(b, "Parent process exited, terminating worker"):
-		return p.emit(ps, facts.EventShutdown, lvl, b, map[string]any{"what": "parent-exited"}), false, true
+		return p.emit(ps, facts.EventShutdown, lvl, b, &facts.Server{What: "parent-exited"}), false, true
 	case has(b, "Profiling CUDA graph memory"):
 		return p.emit(ps, facts.EventMemoryProfile, lvl, b, nil), false, true
 	}
@@ -928,9 +929,9 @@ func (p *parser) tableR(l *line, ps *procState, lvl facts.Level, b []byte, bare 
 	case has(b, "Received sigquit from a child proces"):
 		return p.emit(ps, facts.EventSigquit, facts.LevelError, b, nil), false, true
 	case has(b, "Rank ") && contains(b, "scheduler is dead"):
-		f := map[string]any{"what": "scheduler"}
+		f := &facts.Failure{What: "scheduler"}
 		if v, ok := numAfter(b, "Rank"); ok {
-			f["rank"] = v
+			f.Rank = facts.N(v)
 		}
 		return p.emit(ps, facts.EventChildFailed, facts.LevelError, b, f), false, true
 	case has(b, "Rank ") && contains(b, "scheduler died during initialization"):
@@ -939,23 +940,23 @@ func (p *parser) tableR(l *line, ps *procState, lvl facts.Level, b []byte, bare 
 		// The custom all-reduce's capture context, on leaving (also on
 		// an exception: it runs in a finally), registers the buffers its
 		// graphs use and exchanges them with every rank of the group.
-		f := map[string]any{"enabled": true, "what": "graph-buffers"}
+		f := &facts.CustomAllReduce{Enabled: true, What: "graph-buffers"}
 		if v, ok := numAfter(b, "Registering"); ok {
-			f["addresses"] = v
+			f.Addresses = facts.N(v)
 		}
 		return p.emit(ps, facts.EventCustomAllReduce, lvl, b, f), false, true
 	case has(b, "Route: "):
 		rest := b[len("Route: "):]
-		f := map[string]any{}
+		f := &facts.HTTP{}
 		if k := bytes.Index(rest, []byte(", Methods: ")); k >= 0 {
-			f["path"] = string(rest[:k])
-			f["methods"] = string(rest[k+len(", Methods: "):])
+			f.Path = string(rest[:k])
+			f.Methods = string(rest[k+len(", Methods: "):])
 		} else {
-			f["path"] = string(rest)
+			f.Path = string(rest)
 		}
 		return p.emit(ps, facts.EventRoute, lvl, b, f), false, true
 	case has(b, "Running FlashInfer autotune"):
-		return p.emit(ps, facts.EventJITBegin, lvl, b, map[string]any{"what": "flashinfer-autotune"}), false, true
+		return p.emit(ps, facts.EventJITBegin, lvl, b, &facts.JIT{What: "flashinfer-autotune"}), false, true
 	case has(b, "RPC call to "):
 		return p.rpcTimeout(ps, b), false, true
 	}
@@ -967,49 +968,49 @@ func (p *parser) tableR(l *line, ps *procState, lvl facts.Level, b []byte, bare 
 func (p *parser) tableS(l *line, ps *procState, lvl facts.Level, b []byte, bare bool) (ev *facts.LogEvent, done, ok bool) {
 	switch {
 	case has(b, "Scheduler hit an exception"):
-		return p.emit(ps, facts.EventSchedulerCrash, facts.LevelError, b, map[string]any{"component": "Scheduler"}), false, true
+		return p.emit(ps, facts.EventSchedulerCrash, facts.LevelError, b, &facts.Failure{Component: "Scheduler"}), false, true
 	case has(b, "Sequence group ") && contains(b, "is preempted by PreemptionMode."):
-		f := map[string]any{}
+		f := &facts.Pressure{}
 		if w := wordAfter(b, "PreemptionMode."); w != nil {
-			f["mode"] = string(w)
+			f.Mode = string(w)
 		}
 		if v, ok := numAfter(b, "total_num_cumulative_preemption="); ok {
-			f["total"] = v
+			f.Total = facts.N(v)
 		}
 		return p.emit(ps, facts.EventPreemption, facts.LevelWarning, b, f), false, true
 	case has(b, "SpecDecoding metrics:"), has(b, "Speculative metrics:"):
 		p.statSpec(ps, b)
 		return nil, true, true
 	case has(b, "Scheduler or DataParallelController"):
-		f := map[string]any{"what": "scheduler"}
+		f := &facts.Failure{What: "scheduler"}
 		if v, ok := numAfter(b, "terminated with"); ok {
-			f["exit_code"] = v
+			f.ExitCode = facts.N(v)
 		}
 		return p.emit(ps, facts.EventChildFailed, facts.LevelError, b, f), false, true
 	case has(b, "SIGQUIT received"):
 		return p.emit(ps, facts.EventSigquit, facts.LevelError, b, nil), false, true
 	case has(b, "SIGTERM received"), has(b, "SIGINT received"):
-		return p.emit(ps, facts.EventShutdown, lvl, b, map[string]any{"signal": string(b[:bytes.IndexByte(b, ' ')])}), false, true
+		return p.emit(ps, facts.EventShutdown, lvl, b, &facts.Server{Signal: string(b[:bytes.IndexByte(b, ' ')])}), false, true
 	case has(b, "Subprocess ") && contains(b, "crashed with exit code"):
 		return p.subprocessCrashed(ps, b), false, true
 	case has(b, "Starting to load model"):
-		f := map[string]any{}
+		f := &facts.Milestone{}
 		if rest, ok := cut(b, "Starting to load model "); ok {
-			f["model"] = string(bytes.TrimSuffix(bytes.TrimSpace(rest), []byte("...")))
+			f.Model = string(bytes.TrimSuffix(bytes.TrimSpace(rest), []byte("...")))
 		}
 		return p.emit(ps, facts.EventLoadBegin, lvl, b, f), false, true
 	case has(b, "Starting vLLM"):
-		f := map[string]any{"server": "vllm"}
+		f := &facts.Server{Server: "vllm"}
 		if k := bytes.Index(b, []byte("http")); k >= 0 {
-			f["url"] = string(trimDot(b[k:]))
+			f.URL = string(trimDot(b[k:]))
 		}
 		return p.emit(ps, facts.EventHTTPStart, lvl, b, f), false, true
 	case has(b, "Start of pd disaggregation warmup"):
-		return p.emit(ps, facts.EventWarmup, lvl, b, map[string]any{"what": "disaggregation"}), false, true
+		return p.emit(ps, facts.EventWarmup, lvl, b, &facts.Milestone{What: "disaggregation"}), false, true
 	case has(b, "Skipping CUDA graph capture"):
-		return p.emit(ps, facts.EventConfigWarning, lvl, b, map[string]any{"cuda_graph": false}), false, true
+		return p.emit(ps, facts.EventConfigWarning, lvl, b, &facts.Notice{CUDAGraphOff: true}), false, true
 	case has(b, "Segmentation fault"):
-		return p.emit(ps, facts.EventKilled, facts.LevelCritical, b, map[string]any{"signal": "SIGSEGV"}), false, true
+		return p.emit(ps, facts.EventKilled, facts.LevelCritical, b, &facts.Failure{Signal: "SIGSEGV"}), false, true
 	case has(b, "Started server process"):
 		return p.uvicornStarted(ps, lvl, b), false, true
 	}
@@ -1021,42 +1022,42 @@ func (p *parser) tableS(l *line, ps *procState, lvl facts.Level, b []byte, bare 
 func (p *parser) tableT(l *line, ps *procState, lvl facts.Level, b []byte, bare bool) (ev *facts.LogEvent, done, ok bool) {
 	switch {
 	case has(b, "The server is fired up and ready to roll"):
-		return p.emit(ps, facts.EventReady, facts.LevelInfo, b, map[string]any{"server": "sglang"}), false, true
+		return p.emit(ps, facts.EventReady, facts.LevelInfo, b, &facts.Server{Server: "sglang"}), false, true
 	case has(b, "Time spent downloading weights"):
-		f := map[string]any{}
+		f := &facts.Milestone{}
 		if k := bytes.LastIndex(b, []byte(": ")); k > 0 {
 			if v, n := parseNum(b[k+2:]); n > 0 {
-				f["elapsed_s"] = v
+				f.ElapsedS = facts.N(v)
 			}
 			if m := bytes.Index(b[:k], []byte(" for ")); m >= 0 {
-				f["model"] = string(b[m+5 : k])
+				f.Model = string(b[m+5 : k])
 			}
 		}
 		return p.emit(ps, facts.EventWeightsDownload, lvl, b, f), false, true
 	case has(b, "Triton kernel JIT compilation during inference"), has(b, "CuTeDSL JIT compilation during inference"):
-		f := map[string]any{"what": "triton-inference"}
+		f := &facts.JIT{What: "triton-inference"}
 		if k := bytes.Index(b, []byte("inference: ")); k >= 0 {
-			f["kernel"] = string(trimDot(wordUntil(b[k+len("inference: "):], '.')))
+			f.Kernel = string(trimDot(wordUntil(b[k+len("inference: "):], '.')))
 		}
 		return p.emit(ps, facts.EventJITProgress, lvl, b, f), false, true
 	case has(b, "TileLang begins to compile kernel"):
-		return p.emit(ps, facts.EventJITBegin, lvl, b, map[string]any{"what": "tilelang"}), false, true
+		return p.emit(ps, facts.EventJITBegin, lvl, b, &facts.JIT{What: "tilelang"}), false, true
 	case has(b, "TileLang completes"):
-		return p.emit(ps, facts.EventJITEnd, lvl, b, map[string]any{"what": "tilelang"}), false, true
+		return p.emit(ps, facts.EventJITEnd, lvl, b, &facts.JIT{What: "tilelang"}), false, true
 	case has(b, "Try DeepGEMM JIT Compiling for"):
-		f := map[string]any{"what": "deepgemm"}
+		f := &facts.JIT{What: "deepgemm"}
 		if k := bytes.IndexByte(b, '<'); k >= 0 {
 			if e := bytes.IndexByte(b[k:], '>'); e > 0 {
-				f["kernel"] = string(b[k+1 : k+e])
+				f.Kernel = string(b[k+1 : k+e])
 			}
 		}
 		return p.emit(ps, facts.EventJITProgress, lvl, b, f), false, true
 	case has(b, "TokenizerManager hit an exception"):
-		return p.emit(ps, facts.EventSchedulerCrash, facts.LevelError, b, map[string]any{"component": "TokenizerManager"}), false, true
+		return p.emit(ps, facts.EventSchedulerCrash, facts.LevelError, b, &facts.Failure{Component: "TokenizerManager"}), false, true
 	case has(b, "TP rank ") && contains(b, "other ranks that didn't finish loading"):
-		return p.emit(ps, facts.EventError, facts.LevelError, b, map[string]any{"what": "load-barrier"}), false, true
+		return p.emit(ps, facts.EventError, facts.LevelError, b, &facts.Failure{What: "load-barrier"}), false, true
 	case has(b, "The number of required GPUs exceeds the total number of available GPUs"):
-		return p.emit(ps, facts.EventConfigWarning, facts.LevelWarning, b, map[string]any{"what": "placement-group"}), false, true
+		return p.emit(ps, facts.EventConfigWarning, facts.LevelWarning, b, &facts.Notice{What: "placement-group"}), false, true
 	}
 	return nil, false, false
 }
@@ -1066,15 +1067,15 @@ func (p *parser) tableT(l *line, ps *procState, lvl facts.Level, b []byte, bare 
 func (p *parser) tableU(l *line, ps *procState, lvl facts.Level, b []byte, bare bool) (ev *facts.LogEvent, done, ok bool) {
 	switch {
 	case has(b, "Using model weights format"):
-		f := map[string]any{}
+		f := &facts.Milestone{}
 		if k := bytes.IndexByte(b, '['); k >= 0 {
-			f["format"] = string(b[k:])
+			f.Format = string(b[k:])
 		}
 		return p.emit(ps, facts.EventWeightsFormat, lvl, b, f), false, true
 	case has(b, "Using cache directory:") && contains(b, "torch.compile"):
-		f := map[string]any{"stage": "begin"}
+		f := &facts.Compile{Stage: "begin"}
 		if w := wordAfter(b, "directory: "); w != nil {
-			f["cache_dir"] = string(w)
+			f.CacheDir = string(w)
 		}
 		return p.emit(ps, facts.EventTorchCompile, lvl, b, f), false, true
 	case has(b, "Using ") && (contains(b, "backend") || has(b, "Using FlashAttention version")):
@@ -1082,9 +1083,9 @@ func (p *parser) tableU(l *line, ps *procState, lvl facts.Level, b []byte, bare 
 			return ev, false, true
 		}
 	case has(b, "Use ") && contains(b, "attention backend"):
-		f := map[string]any{}
+		f := &facts.AttentionBackend{}
 		if w := wordAfter(b, "Use "); w != nil {
-			f["backend"] = string(w)
+			f.Backend = string(w)
 		}
 		return p.emit(ps, facts.EventAttentionBackend, lvl, b, f), false, true
 	case has(b, "Uvicorn running on"):
@@ -1100,21 +1101,21 @@ func (p *parser) tableW(l *line, ps *procState, lvl facts.Level, b []byte, bare 
 	case has(b, "Watchdog timeout"):
 		return p.watchdog(ps, b), false, true
 	case has(b, "Waiting for creating a placement group"):
-		f := map[string]any{}
+		f := &facts.Wait{}
 		if v, ok := numAfter(b, "specs for"); ok {
-			f["wait_s"] = v
+			f.WaitS = facts.N(v)
 		}
 		return p.emit(ps, facts.EventPlacementWait, facts.LevelWarning, b, f), false, true
 	case has(b, "Worker proc ") && contains(b, "died unexpectedly"):
-		f := map[string]any{}
+		f := &facts.Failure{}
 		if w := wordAfter(b, "Worker proc "); w != nil {
-			f["worker"] = string(w)
+			f.Worker = string(w)
 		}
 		return p.emit(ps, facts.EventWorkerDied, facts.LevelError, b, f), false, true
 	case has(b, "WorkerProc was terminated"):
-		return p.emit(ps, facts.EventShutdown, lvl, b, map[string]any{"what": "worker-terminated"}), false, true
+		return p.emit(ps, facts.EventShutdown, lvl, b, &facts.Server{What: "worker-terminated"}), false, true
 	case has(b, "WorkerProc failed to start"):
-		return p.emit(ps, facts.EventEngineInitFailed, facts.LevelError, b, map[string]any{"what": "worker"}), false, true
+		return p.emit(ps, facts.EventEngineInitFailed, facts.LevelError, b, &facts.Failure{What: "worker"}), false, true
 	case has(b, "Warming up"):
 		return p.emit(ps, facts.EventWarmup, lvl, b, nil), false, true
 	}
@@ -1126,23 +1127,23 @@ func (p *parser) tableW(l *line, ps *procState, lvl facts.Level, b []byte, bare 
 func (p *parser) tableLowerT(l *line, ps *procState, lvl facts.Level, b []byte, bare bool) (ev *facts.LogEvent, done, ok bool) {
 	switch {
 	case has(b, "torch.compile takes"), has(b, "torch.compile took"):
-		f := map[string]any{}
+		f := &facts.Milestone{}
 		if v, ok := numAfter(b, " takes"); ok {
-			f["elapsed_s"] = v
+			f.ElapsedS = facts.N(v)
 		} else if v, ok := numAfter(b, " took"); ok {
-			f["elapsed_s"] = v
+			f.ElapsedS = facts.N(v)
 		}
 		return p.emit(ps, facts.EventTorchCompileEnd, lvl, b, f), false, true
 	case has(b, "the current vLLM instance can use total_gpu_memory"):
-		f := map[string]any{}
+		f := &facts.MemoryProfile{}
 		if v, ok := numAfter(b, "total_gpu_memory ("); ok {
-			f["total_gib"] = v
+			f.TotalGiB = facts.N(v)
 		}
 		if v, ok := numAfter(b, "gpu_memory_utilization ("); ok {
-			f["utilization"] = v
+			f.Utilization = facts.N(v)
 		}
 		if v, ok := numAfter(b, ") = "); ok {
-			f["usable_gib"] = v
+			f.UsableGiB = facts.N(v)
 		}
 		return p.emit(ps, facts.EventMemoryProfile, lvl, b, f), false, true
 	}
@@ -1156,23 +1157,23 @@ func (p *parser) tableLowerMP(l *line, ps *procState, lvl facts.Level, b []byte,
 		return ev, false, true
 	}
 	if has(b, "max_total_num_tokens=") {
-		f := map[string]any{}
+		f := &facts.TokenBudget{}
 		kvEq(b, f)
 		return p.emit(ps, facts.EventMaxTotalTokens, lvl, b, f), false, true
 	}
 	if has(b, "model weights take") {
-		f := map[string]any{}
+		f := &facts.MemoryProfile{}
 		if v, ok := numAfter(b, "model weights take"); ok {
-			f["weights_gib"] = v
+			f.WeightsGiB = facts.N(v)
 		}
 		if v, ok := numAfter(b, "non_torch_memory takes"); ok {
-			f["non_torch_gib"] = v
+			f.NonTorchGiB = facts.N(v)
 		}
 		if v, ok := numAfter(b, "activation peak memory takes"); ok {
-			f["activation_gib"] = v
+			f.ActivationGiB = facts.N(v)
 		}
 		if v, ok := numAfter(b, "reserved for KV Cache is"); ok {
-			f["kv_cache_gib"] = v
+			f.KVCacheGiB = facts.N(v)
 		}
 		return p.emit(ps, facts.EventMemoryProfile, lvl, b, f), false, true
 	}
@@ -1183,12 +1184,12 @@ func (p *parser) tableLowerMP(l *line, ps *procState, lvl facts.Level, b []byte,
 // its checks took the line (ev and done are then table's answer).
 func (p *parser) tableHash(l *line, ps *procState, lvl facts.Level, b []byte, bare bool) (ev *facts.LogEvent, done, ok bool) {
 	if has(b, "# cuda blocks:") || has(b, "# GPU blocks:") {
-		f := map[string]any{}
+		f := &facts.KVCache{}
 		if v, ok := numAfter(b, "blocks:"); ok {
-			f["gpu_blocks"] = v
+			f.GPUBlocks = facts.N(v)
 		}
 		if v, ok := numAfter(b, "# CPU blocks:"); ok {
-			f["cpu_blocks"] = v
+			f.CPUBlocks = facts.N(v)
 		}
 		return p.emit(ps, facts.EventKVCacheSize, lvl, b, f), false, true
 	}
@@ -1199,12 +1200,12 @@ func (p *parser) tableHash(l *line, ps *procState, lvl facts.Level, b []byte, ba
 // its checks took the line (ev and done are then table's answer).
 func (p *parser) tableLowerI(l *line, ps *procState, lvl facts.Level, b []byte, bare bool) (ev *facts.LogEvent, done, ok bool) {
 	if has(b, "init engine") && contains(b, "took") {
-		f := map[string]any{}
+		f := &facts.Milestone{}
 		if v, ok := numAfter(b, "took"); ok {
-			f["elapsed_s"] = v
+			f.ElapsedS = facts.N(v)
 		}
 		if v, ok := numAfter(b, "compilation:"); ok {
-			f["compilation_s"] = v
+			f.CompilationS = facts.N(v)
 		}
 		return p.emit(ps, facts.EventInitEngineDone, lvl, b, f), false, true
 	}
@@ -1235,7 +1236,7 @@ func (p *parser) tableLowerR(l *line, ps *procState, lvl facts.Level, b []byte, 
 	switch {
 	case has(b, "reading GPU P2P access cache from"):
 		rest, _ := bytes.CutPrefix(b, []byte("reading GPU P2P access cache from"))
-		return p.emit(ps, facts.EventP2P, lvl, b, map[string]any{"cache": string(trimDot(bytes.TrimLeft(rest, " ")))}), false, true
+		return p.emit(ps, facts.EventP2P, lvl, b, &facts.P2P{Cache: string(trimDot(bytes.TrimLeft(rest, " ")))}), false, true
 	case has(b, "rank ") && contains(b, " is assigned as "):
 		return p.rankAssigned(ps, lvl, b), false, true
 	}
@@ -1249,7 +1250,7 @@ func (p *parser) tableLowerS(l *line, ps *procState, lvl facts.Level, b []byte, 
 	case has(b, "server_args=ServerArgs("):
 		return p.argsDump(ps, lvl, b, b[len("server_args="):], "server-args", facts.EventServerArgs, false), false, true
 	case has(b, "sglang is using nccl=="):
-		return p.emit(ps, facts.EventNCCLVersion, lvl, b, map[string]any{"version": string(trimDot(b[len("sglang is using nccl=="):]))}), false, true
+		return p.emit(ps, facts.EventNCCLVersion, lvl, b, &facts.NCCL{Version: string(trimDot(b[len("sglang is using nccl=="):]))}), false, true
 	}
 	return nil, false, false
 }
@@ -1259,9 +1260,9 @@ func (p *parser) tableLowerS(l *line, ps *procState, lvl facts.Level, b []byte, 
 func (p *parser) tableLowerV(l *line, ps *procState, lvl facts.Level, b []byte, bare bool) (ev *facts.LogEvent, done, ok bool) {
 	switch {
 	case has(b, "vLLM API server version "):
-		return p.emit(ps, facts.EventVersion, lvl, b, map[string]any{"engine": "vllm", "version": string(trimDot(b[len("vLLM API server version "):]))}), false, true
+		return p.emit(ps, facts.EventVersion, lvl, b, &facts.Version{Engine: "vllm", Version: string(trimDot(b[len("vLLM API server version "):]))}), false, true
 	case has(b, "vLLM is using nccl=="):
-		return p.emit(ps, facts.EventNCCLVersion, lvl, b, map[string]any{"version": string(trimDot(b[len("vLLM is using nccl=="):]))}), false, true
+		return p.emit(ps, facts.EventNCCLVersion, lvl, b, &facts.NCCL{Version: string(trimDot(b[len("vLLM is using nccl=="):]))}), false, true
 	}
 	return nil, false, false
 }
@@ -1270,13 +1271,13 @@ func (p *parser) tableLowerV(l *line, ps *procState, lvl facts.Level, b []byte, 
 // its checks took the line (ev and done are then table's answer).
 func (p *parser) tableLowerW(l *line, ps *procState, lvl facts.Level, b []byte, bare bool) (ev *facts.LogEvent, done, ok bool) {
 	if has(b, "world_size=") && contains(b, "distributed_init_method=") {
-		f := map[string]any{}
+		f := &facts.RankInfo{}
 		for _, kv := range bytes.Fields(b) {
 			if e := bytes.IndexByte(kv, '='); e > 0 {
 				if v, n := parseNum(kv[e+1:]); n > 0 && n == len(kv)-e-1 {
-					f[string(kv[:e])] = v
+					facts.SetField(f, string(kv[:e]), v)
 				} else {
-					f[string(kv[:e])] = string(kv[e+1:])
+					facts.SetField(f, string(kv[:e]), string(kv[e+1:]))
 				}
 			}
 		}
@@ -1290,13 +1291,13 @@ func (p *parser) tableLowerW(l *line, ps *procState, lvl facts.Level, b []byte, 
 func (p *parser) tableBracket(l *line, ps *procState, lvl facts.Level, b []byte, bare bool) (ev *facts.LogEvent, done, ok bool) {
 	switch {
 	case has(b, "[shutdown] "):
-		return p.emit(ps, facts.EventShutdown, lvl, b, map[string]any{"what": string(b[len("[shutdown] "):min(len(b), len("[shutdown] ")+64)])}), false, true
+		return p.emit(ps, facts.EventShutdown, lvl, b, &facts.Server{What: string(b[len("[shutdown] "):min(len(b), len("[shutdown] ")+64)])}), false, true
 	case has(b, "[AR] "):
-		f := map[string]any{}
+		f := &facts.CustomAllReduce{}
 		if contains(b, "custom AR disabled") {
-			f["enabled"] = false
+			f.Enabled = false
 		} else if has(b, "[AR] Using ") {
-			f["enabled"] = true
+			f.Enabled = true
 		}
 		return p.emit(ps, facts.EventCustomAllReduce, lvl, b, f), false, true
 	}
@@ -1309,10 +1310,10 @@ func (p *parser) tableQuote(l *line, ps *procState, lvl facts.Level, b []byte, b
 	// "'--cuda-graph-max-bs' is deprecated and will be removed in a
 	// future release. Use '--cuda-graph-max-bs-decode' instead."
 	if e := bytes.IndexByte(b[1:], '\''); e > 0 && has(b[e+2:], " is deprecated") {
-		f := map[string]any{"what": string(b[1 : e+1])}
+		f := &facts.Notice{What: string(b[1 : e+1])}
 		if k := strings.Index(bstr(b), "Use '"); k >= 0 {
 			if q := bytes.IndexByte(b[k+5:], '\''); q > 0 {
-				f["replacement"] = string(b[k+5 : k+5+q])
+				f.Replacement = string(b[k+5 : k+5+q])
 			}
 		}
 		return p.emit(ps, facts.EventDeprecation, facts.LevelWarning, b, f), false, true
@@ -1328,7 +1329,7 @@ func (p *parser) tableStar(l *line, ps *procState, lvl facts.Level, b []byte, ba
 		if e := bytes.IndexByte(sig, ' '); e > 0 {
 			sig = sig[:e]
 		}
-		return p.emit(ps, facts.EventSignal, facts.LevelWarning, b, map[string]any{"signal": string(sig)}), false, true
+		return p.emit(ps, facts.EventSignal, facts.LevelWarning, b, &facts.Server{Signal: string(sig)}), false, true
 	}
 	return nil, false, false
 }
@@ -1386,7 +1387,7 @@ var benchmarks = []struct {
 
 // benchmarkResult reads a benchmark's summary line, behind a label a paste
 // may give it ("Before: Throughput: 20.13 requests/s, ...").
-func benchmarkResult(b []byte) map[string]any {
+func benchmarkResult(b []byte) *facts.Benchmark {
 	for _, m := range benchmarks {
 		k := bytes.Index(b, []byte(m.marker))
 		if k < 0 {
@@ -1405,9 +1406,9 @@ func benchmarkResult(b []byte) map[string]any {
 		if !ok {
 			return nil
 		}
-		f := map[string]any{"metric": m.metric, "value": v, "unit": m.unit}
+		f := &facts.Benchmark{Metric: m.metric, Value: facts.N(v), Unit: m.unit}
 		if label := bytes.TrimSpace(b[:k]); len(label) > 1 && len(label) <= 32 && label[len(label)-1] == ':' {
-			f["label"] = string(bytes.TrimSpace(label[:len(label)-1]))
+			f.Label = string(bytes.TrimSpace(label[:len(label)-1]))
 		}
 		return f
 	}
@@ -1480,7 +1481,7 @@ func wordUntil(b []byte, c byte) []byte {
 func (p *parser) capture(ps *procState, lvl facts.Level, b []byte) *facts.LogEvent {
 	rest := b[len("Capture "):]
 	if k := bytes.Index(rest, []byte(" failed")); k >= 0 && k < 48 {
-		return p.emit(ps, facts.EventGraphFailed, facts.LevelError, b, map[string]any{"graph": string(rest[:k])})
+		return p.emit(ps, facts.EventGraphFailed, facts.LevelError, b, &facts.Milestone{Graph: string(rest[:k])})
 	}
 	var typ facts.EventType
 	var k int
@@ -1491,19 +1492,19 @@ func (p *parser) capture(ps *procState, lvl facts.Level, b []byte) *facts.LogEve
 	} else {
 		return nil
 	}
-	f := map[string]any{"graph": string(rest[:k])}
+	f := &facts.Milestone{Graph: string(rest[:k])}
 	if v, ok := numAfter(b, "avail mem="); ok {
-		f["avail_mem_gb"] = v
+		f.AvailMemGB = facts.N(v)
 	}
 	if typ == facts.EventGraphEnd {
 		if v, ok := numAfter(b, "elapsed"); ok {
-			f["elapsed_s"] = v
+			f.ElapsedS = facts.N(v)
 		}
 		if v, ok := numAfter(b, "mem usage="); ok {
-			f["mem_usage_gb"] = v
+			f.MemUsageGB = facts.N(v)
 		}
 	} else if w := wordAfter(b, "backend="); w != nil {
-		f["backend"] = string(w)
+		f.Backend = string(w)
 	}
 	return p.emit(ps, typ, lvl, b, f)
 }
@@ -1511,21 +1512,21 @@ func (p *parser) capture(ps *procState, lvl facts.Level, b []byte) *facts.LogEve
 // kvAlloc reads "KV Cache is allocated. [dtype: X, ]#tokens: N, K size: a GB,
 // V size: b GB" (MHA) or "... KV size: c GB" (MLA).
 func (p *parser) kvAlloc(ps *procState, lvl facts.Level, b []byte) *facts.LogEvent {
-	f := map[string]any{}
+	f := &facts.KVCache{}
 	if v, ok := numAfter(b, "#tokens:"); ok {
-		f["tokens"] = v
+		f.Tokens = facts.N(v)
 	}
 	if v, ok := numAfter(b, " K size:"); ok {
-		f["k_size_gb"] = v
+		f.KSizeGB = facts.N(v)
 	}
 	if v, ok := numAfter(b, " V size:"); ok {
-		f["v_size_gb"] = v
+		f.VSizeGB = facts.N(v)
 	}
 	if v, ok := numAfter(b, " KV size:"); ok {
-		f["kv_size_gb"] = v
+		f.KVSizeGB = facts.N(v)
 	}
 	if w := wordAfter(b, "dtype: "); w != nil {
-		f["dtype"] = string(w)
+		f.DType = string(w)
 	}
 	return p.emit(ps, facts.EventKVCacheAlloc, lvl, b, f)
 }
@@ -1533,20 +1534,20 @@ func (p *parser) kvAlloc(ps *procState, lvl facts.Level, b []byte) *facts.LogEve
 // retract reads "KV cache pool is full. Retract requests. #retracted_reqs: 1,
 // #new_token_ratio: 0.9998 -> 1.0000" and its older wording.
 func (p *parser) retract(ps *procState, b []byte) *facts.LogEvent {
-	f := map[string]any{}
+	f := &facts.Pressure{}
 	if v, ok := numAfter(b, "#retracted_reqs:"); ok {
-		f["retracted"] = v
+		f.Retracted = facts.N(v)
 	}
 	if v, ok := numAfter(b, "#new_tokens_gained:"); ok {
-		f["new_tokens_gained"] = v
+		f.NewTokensGained = facts.N(v)
 	}
 	if k := bytes.Index(b, []byte("#new_token_ratio:")); k >= 0 {
 		r := b[k+len("#new_token_ratio:"):]
 		if v, ok := numAfter(r, ""); ok {
-			f["ratio_before"] = v
+			f.RatioBefore = facts.N(v)
 		}
 		if v, ok := numAfter(r, "->"); ok {
-			f["ratio_after"] = v
+			f.RatioAfter = facts.N(v)
 		}
 	}
 	return p.emit(ps, facts.EventRetract, facts.LevelWarning, b, f)
@@ -1556,18 +1557,18 @@ func (p *parser) retract(ps *procState, b []byte) *facts.LogEvent {
 // "Watchdog timeout (self.watchdog_timeout=300)",
 // "Scheduler watchdog timeout (self.watchdog_timeout=300, self.soft=False)".
 func (p *parser) watchdog(ps *procState, b []byte) *facts.LogEvent {
-	f := map[string]any{}
+	f := &facts.Failure{}
 	if k := bytes.Index(b, []byte(" watchdog timeout")); k > 0 {
-		f["component"] = string(b[:k])
+		f.Component = string(b[:k])
 	}
 	if v, ok := numAfter(b, "watchdog_timeout="); ok {
-		f["timeout_s"] = v
+		f.TimeoutS = facts.N(v)
 	}
 	if k := bytes.Index(b, []byte("self.soft=")); k >= 0 {
-		f["soft"] = has(b[k+len("self.soft="):], "True")
+		f.Soft = has(b[k+len("self.soft="):], "True")
 	}
 	lvl := facts.LevelError
-	if soft, _ := f["soft"].(bool); soft {
+	if f.Soft {
 		lvl = facts.LevelWarning
 	}
 	return p.emit(ps, facts.EventWatchdogTimeout, lvl, b, f)
@@ -1576,15 +1577,15 @@ func (p *parser) watchdog(ps *procState, b []byte) *facts.LogEvent {
 // subprocessCrashed reads "Subprocess scheduler_0 (pid=12345) crashed with
 // exit code -6. Triggering SIGQUIT for cleanup...".
 func (p *parser) subprocessCrashed(ps *procState, b []byte) *facts.LogEvent {
-	f := map[string]any{}
+	f := &facts.Failure{}
 	if w := wordAfter(b, "Subprocess "); w != nil {
-		f["name"] = string(w)
+		f.Name = string(w)
 	}
 	if v, ok := numAfter(b, "pid="); ok {
-		f["pid"] = v
+		f.PID = facts.N(v)
 	}
 	if v, ok := numAfter(b, "exit code"); ok {
-		f["exit_code"] = v
+		f.ExitCode = facts.N(v)
 	}
 	return p.emit(ps, facts.EventChildFailed, facts.LevelError, b, f)
 }
@@ -1592,12 +1593,12 @@ func (p *parser) subprocessCrashed(ps *procState, b []byte) *facts.LogEvent {
 // schedulerDied reads "Rank 0 scheduler died during initialization (exit
 // code: -9)".
 func (p *parser) schedulerDied(ps *procState, b []byte) *facts.LogEvent {
-	f := map[string]any{"what": "scheduler"}
+	f := &facts.Failure{What: "scheduler"}
 	if v, ok := numAfter(b, "Rank"); ok {
-		f["rank"] = v
+		f.Rank = facts.N(v)
 	}
 	if v, ok := numAfter(b, "exit code:"); ok {
-		f["exit_code"] = v
+		f.ExitCode = facts.N(v)
 	}
 	return p.emit(ps, facts.EventChildFailed, facts.LevelError, b, f)
 }
@@ -1606,9 +1607,9 @@ func (p *parser) rpcTimeout(ps *procState, b []byte) *facts.LogEvent {
 	if !contains(b, "timed out") {
 		return nil
 	}
-	f := map[string]any{}
+	f := &facts.Wait{}
 	if k := bytes.Index(b, []byte("RPC call to ")); k >= 0 {
-		f["method"] = string(wordAfter(b[k:], "RPC call to "))
+		f.Method = string(wordAfter(b[k:], "RPC call to "))
 	}
 	return p.emit(ps, facts.EventRPCTimeout, facts.LevelError, b, f)
 }
@@ -1628,9 +1629,9 @@ func (p *parser) engineLine(ps *procState, lvl facts.Level, b []byte) (*facts.Lo
 		p.statVLLM(ps, facts.EventStatThroughput, head, rest)
 		return nil, true
 	case contains(rest, "num_gpu_blocks is:"):
-		f := map[string]any{}
+		f := &facts.KVCache{}
 		if v, ok := numAfter(rest, "num_gpu_blocks is:"); ok {
-			f["gpu_blocks"] = v
+			f.GPUBlocks = facts.N(v)
 		}
 		return p.emit(ps, facts.EventKVCacheSize, lvl, b, f), true
 	}
@@ -1640,17 +1641,17 @@ func (p *parser) engineLine(ps *procState, lvl facts.Level, b []byte) (*facts.Lo
 // engineInit reads "Initializing a V1 LLM engine (v0.10.2) with config:
 // model='...', tensor_parallel_size=2, ...".
 func (p *parser) engineInit(ps *procState, lvl facts.Level, b []byte) *facts.LogEvent {
-	f := map[string]any{}
+	f := &facts.EngineConfig{Config: map[string]any{}}
 	if k := bytes.Index(b, []byte("(v")); k >= 0 {
 		if e := bytes.IndexByte(b[k:], ')'); e > 0 {
-			f["version"] = string(b[k+2 : k+e])
+			f.Version = string(b[k+2 : k+e])
 		}
 	}
 	switch {
 	case has(b, "Initializing a V1"):
-		f["engine_version"] = "V1"
+		f.EngineVersion = "V1"
 	case has(b, "Initializing a V0"), has(b, "Initializing an LLM"):
-		f["engine_version"] = "V0"
+		f.EngineVersion = "V0"
 	}
 	if k := bytes.Index(b, []byte("with config: ")); k >= 0 {
 		n := 0
@@ -1660,8 +1661,8 @@ func (p *parser) engineInit(ps *procState, lvl facts.Level, b []byte) *facts.Log
 			}
 			n++
 			if v, ok := pyValue(val); ok {
-				if _, dup := f[string(key)]; !dup {
-					f[string(key)] = v
+				if _, dup := f.Config[string(key)]; !dup {
+					f.Config[string(key)] = v
 				}
 			}
 		})
@@ -1672,16 +1673,19 @@ func (p *parser) engineInit(ps *procState, lvl facts.Level, b []byte) *facts.Log
 // rankAssigned reads "rank 1 in world size 4 is assigned as DP rank 0, PP
 // rank 0, TP rank 1, EP rank 1".
 func (p *parser) rankAssigned(ps *procState, lvl facts.Level, b []byte) *facts.LogEvent {
-	f := map[string]any{}
+	f := &facts.RankInfo{}
 	if v, ok := numAfter(b, "rank"); ok {
-		f["rank"] = v
+		f.Rank = facts.N(v)
 	}
 	if v, ok := numAfter(b, "world size"); ok {
-		f["world_size"] = v
+		f.WorldSize = facts.N(v)
 	}
-	for _, k := range [...]struct{ key, name string }{{"DP rank", "dp"}, {"PP rank", "pp"}, {"PCP rank", "pcp"}, {"TP rank", "tp"}, {"EP rank", "ep"}} {
+	for _, k := range [...]struct {
+		key string
+		to  *facts.Num
+	}{{"DP rank", &f.DP}, {"PP rank", &f.PP}, {"PCP rank", &f.PCP}, {"TP rank", &f.TP}, {"EP rank", &f.EP}} {
 		if v, ok := numAfter(b, k.key); ok {
-			f[k.name] = v
+			*k.to = facts.N(v)
 		}
 	}
 	return p.emit(ps, facts.EventRankAssigned, lvl, b, f)
@@ -1692,19 +1696,19 @@ func (p *parser) vllmBackend(ps *procState, lvl facts.Level, b []byte) *facts.Lo
 	switch {
 	case has(b, "Using FlashAttention version"):
 		if v, ok := numAfter(b, "version"); ok {
-			return p.emit(ps, facts.EventAttentionBackend, lvl, b, map[string]any{"backend": "FLASH_ATTN", "fa_version": v})
+			return p.emit(ps, facts.EventAttentionBackend, lvl, b, &facts.AttentionBackend{Backend: "FLASH_ATTN", FAVersion: facts.N(v)})
 		}
 	case contains(b, " attention backend out of potential backends"):
 		k := bytes.Index(b, []byte(" attention backend"))
-		f := map[string]any{"backend": string(bytes.Trim(afterUsing(b[:k]), "'"))}
+		f := &facts.AttentionBackend{Backend: string(bytes.Trim(afterUsing(b[:k]), "'"))}
 		if c := bytes.Index(b, []byte("backends: ")); c >= 0 {
-			f["candidates"] = string(trimDot(b[c+len("backends: "):]))
+			f.Candidates = string(trimDot(b[c+len("backends: "):]))
 		}
 		return p.emit(ps, facts.EventAttentionBackend, lvl, b, f)
 	case bytes.HasSuffix(trimDot(b), []byte(" backend on V1 engine")):
 		t := trimDot(b)
 		name := afterUsing(t[:len(t)-len(" backend on V1 engine")])
-		return p.emit(ps, facts.EventAttentionBackend, lvl, b, map[string]any{"backend": string(name), "engine_version": "V1"})
+		return p.emit(ps, facts.EventAttentionBackend, lvl, b, &facts.AttentionBackend{Backend: string(name), EngineVersion: "V1"})
 	case bytes.HasSuffix(trimDot(b), []byte(" backend")) && !contains(b, " for ") && !contains(b, "MoE") && !contains(b, "sampling"):
 		t := trimDot(b)
 		name := afterUsing(t[:len(t)-len(" backend")])
@@ -1714,7 +1718,7 @@ func (p *parser) vllmBackend(ps *procState, lvl facts.Level, b []byte) *facts.Lo
 		if len(name) == 0 || len(name) > 48 {
 			return nil
 		}
-		return p.emit(ps, facts.EventAttentionBackend, lvl, b, map[string]any{"backend": string(name)})
+		return p.emit(ps, facts.EventAttentionBackend, lvl, b, &facts.AttentionBackend{Backend: string(name)})
 	}
 	return nil
 }
@@ -1740,25 +1744,28 @@ func afterUsing(b []byte) []byte {
 // ..." and, as an error, "... on startup is less than desired GPU memory
 // utilization (0.9, 71.33 GiB)".
 func (p *parser) freeMemory(ps *procState, lvl facts.Level, b []byte) *facts.LogEvent {
-	f := map[string]any{}
+	f := &facts.MemoryProfile{}
 	if v, ok := numAfter(b, "device ("); ok {
-		f["free_gib"] = v
+		f.FreeGiB = facts.N(v)
 	}
 	if k := bytes.Index(b, []byte("device (")); k >= 0 {
 		if v, ok := numAfter(b[k:], "/"); ok {
-			f["total_gib"] = v
+			f.TotalGiB = facts.N(v)
 		}
 	}
 	if k := bytes.Index(b, []byte("utilization")); k >= 0 {
 		r := b[k:]
 		if v, ok := numAfter(r, "("); ok {
-			f["utilization"] = v
+			f.Utilization = facts.N(v)
 		}
 		if v, ok := numAfter(r, ", "); ok {
-			f["desired_gib"] = v
+			f.DesiredGiB = facts.N(v)
 		}
 	}
-	for _, k := range [...]struct{ key, name string }{{" for weight", "weights_gib"}, {" for peak activation", "activation_gib"}, {" for non-torch memory", "non_torch_gib"}, {" for CUDAGraph memory", "cuda_graph_gib"}} {
+	for _, k := range [...]struct {
+		key string
+		to  *facts.Num
+	}{{" for weight", &f.WeightsGiB}, {" for peak activation", &f.ActivationGiB}, {" for non-torch memory", &f.NonTorchGiB}, {" for CUDAGraph memory", &f.CUDAGraphGiB}} {
 		if i := strings.Index(bstr(b), k.key); i > 0 {
 			j := i - 1
 			for j >= 0 && b[j] != ' ' {
@@ -1771,13 +1778,14 @@ func (p *parser) freeMemory(ps *procState, lvl facts.Level, b []byte) *facts.Log
 				j--
 			}
 			if v, n := parseNum(b[j+1:]); n > 0 {
-				f[k.name] = v
+				*k.to = facts.N(v)
 			}
 		}
 	}
 	if contains(b, "is less than desired") {
-		f["kind"] = "startup-free-memory"
-		return p.emit(ps, facts.EventOOM, facts.LevelError, b, f)
+		oom := &facts.OOM{Kind: "startup-free-memory", FreeGiB: f.FreeGiB, TotalGiB: f.TotalGiB,
+			Utilization: f.Utilization, DesiredGiB: f.DesiredGiB}
+		return p.emit(ps, facts.EventOOM, facts.LevelError, b, oom)
 	}
 	return p.emit(ps, facts.EventMemoryProfile, lvl, b, f)
 }
@@ -1800,42 +1808,42 @@ func (p *parser) oom(ps *procState, b []byte) *facts.LogEvent {
 	k := bytes.Index(b, []byte("CUDA out of memory"))
 	if k < 0 {
 		if contains(b, "CUDA error: out of memory") || cudaRuntimeOOM(b) {
-			return p.emit(ps, facts.EventOOM, facts.LevelError, b, map[string]any{"kind": "cuda"})
+			return p.emit(ps, facts.EventOOM, facts.LevelError, b, &facts.OOM{Kind: "cuda"})
 		}
 		return nil
 	}
-	f := map[string]any{"kind": "cuda"}
+	f := &facts.OOM{Kind: "cuda"}
 	r := b[k:]
 	if v, ok := gibAfter(r, "Tried to allocate"); ok {
-		f["tried_gib"] = v
+		f.TriedGiB = facts.N(v)
 	}
 	if v, ok := numAfter(r, "GPU "); ok {
-		f["gpu"] = v
+		f.GPU = facts.N(v)
 	} else if v, ok := numAfter(r, "(GPU "); ok {
-		f["gpu"] = v
+		f.GPU = facts.N(v)
 	}
 	if v, ok := gibAfter(r, "total capacity of"); ok {
-		f["total_gib"] = v
+		f.TotalGiB = facts.N(v)
 	} else if v, ok := gibBefore(r, " total capacity"); ok {
-		f["total_gib"] = v
+		f.TotalGiB = facts.N(v)
 	}
 	if v, ok := gibAfter(r, "of which"); ok {
-		f["free_gib"] = v
+		f.FreeGiB = facts.N(v)
 	} else if v, ok := gibBefore(r, " free"); ok {
-		f["free_gib"] = v
+		f.FreeGiB = facts.N(v)
 	}
 	if v, ok := gibAfter(r, "this process has"); ok {
-		f["in_use_gib"] = v
+		f.InUseGiB = facts.N(v)
 	}
 	if v, ok := gibAfter(r, "Of the allocated memory"); ok {
-		f["allocated_gib"] = v
+		f.AllocatedGiB = facts.N(v)
 	} else if v, ok := gibBefore(r, " already allocated"); ok {
-		f["allocated_gib"] = v
+		f.AllocatedGiB = facts.N(v)
 	}
 	if v, ok := gibAfter(r, "and "); ok && contains(r, "reserved by PyTorch but unallocated") {
-		f["reserved_unallocated_gib"] = v
+		f.ReservedUnallocatedGiB = facts.N(v)
 	} else if v, ok := gibBefore(r, " reserved in total"); ok {
-		f["reserved_gib"] = v
+		f.ReservedGiB = facts.N(v)
 	}
 	return p.emit(ps, facts.EventOOM, facts.LevelError, b, f)
 }
@@ -1897,38 +1905,38 @@ func sizeGiB(b []byte) (float64, bool) {
 // out." and "Timeout at NCCL work: 218, last enqueued NCCL work: 218, last
 // completed NCCL work: 217."
 func (p *parser) collectiveTimeout(ps *procState, lvl facts.Level, b []byte) *facts.LogEvent {
-	f := map[string]any{}
+	f := &facts.Collective{}
 	if v, ok := numAfter(b, "[Rank "); ok {
-		f["rank"] = v
+		f.Rank = facts.N(v)
 	} else if v, ok := numAfter(b, " Rank "); ok {
-		f["rank"] = v
+		f.Rank = facts.N(v)
 	}
 	if v, ok := numAfter(b, "SeqNum="); ok {
-		f["seq_num"] = v
+		f.SeqNum = facts.N(v)
 	}
 	if w := wordAfter(b, "OpType="); w != nil {
-		f["op_type"] = string(w)
+		f.OpType = string(w)
 	}
 	if v, ok := numAfter(b, "NumelIn="); ok {
-		f["numel_in"] = v
+		f.NumelIn = facts.N(v)
 	}
 	if v, ok := numAfter(b, "NumelOut="); ok {
-		f["numel_out"] = v
+		f.NumelOut = facts.N(v)
 	}
 	if v, ok := numAfter(b, "Timeout(ms)="); ok {
-		f["timeout_ms"] = v
+		f.TimeoutMs = facts.N(v)
 	}
 	if v, ok := numAfter(b, "ran for"); ok {
-		f["ran_for_ms"] = v
+		f.RanForMs = facts.N(v)
 	}
 	if v, ok := numAfter(b, "Timeout at NCCL work:"); ok {
-		f["seq_num"] = v
+		f.SeqNum = facts.N(v)
 	}
 	if v, ok := numAfter(b, "last enqueued NCCL work:"); ok {
-		f["last_enqueued"] = v
+		f.LastEnqueued = facts.N(v)
 	}
 	if v, ok := numAfter(b, "last completed NCCL work:"); ok {
-		f["last_completed"] = v
+		f.LastCompleted = facts.N(v)
 	}
 	if lvl == facts.LevelNone {
 		lvl = facts.LevelError
@@ -1939,25 +1947,24 @@ func (p *parser) collectiveTimeout(ps *procState, lvl facts.Level, b []byte) *fa
 // torchLine handles torch's glog-style and c10d lines.
 func (p *parser) torchLine(l *line, ps *procState, lvl facts.Level) *facts.LogEvent {
 	b := l.body
-	f := map[string]any{}
+	var rank facts.Num
 	if l.torchRank >= 0 {
-		f["rank"] = float64(l.torchRank)
+		rank = facts.N(float64(l.torchRank))
 	}
 	switch {
 	case contains(b, "Watchdog caught collective operation timeout") || contains(b, "Timeout at NCCL work:"):
 		ev := p.collectiveTimeout(ps, lvl, b)
-		if l.torchRank >= 0 {
+		if c, ok := ev.Data.(*facts.Collective); ok && rank.OK {
 			// "[rank2]:" is the process's global rank; "[Rank 0]" in the
 			// message its rank in the process group.
-			if r, ok := ev.Fields["rank"]; ok {
-				ev.Fields["pg_rank"] = r
+			if c.Rank.OK {
+				c.PGRank = c.Rank
 			}
-			ev.Fields["rank"] = float64(l.torchRank)
+			c.Rank = rank
 		}
 		return ev
 	case contains(b, "watchdog got stuck") || contains(b, "Heartbeat monitor timed out"):
-		f["kind"] = "heartbeat"
-		return p.emit(ps, facts.EventCollectiveTimout, facts.LevelError, b, f)
+		return p.emit(ps, facts.EventCollectiveTimout, facts.LevelError, b, &facts.Collective{Kind: "heartbeat", Rank: rank})
 	}
 	if lvl == facts.LevelInfo || lvl == facts.LevelNone {
 		return nil
@@ -1969,16 +1976,16 @@ func (p *parser) torchLine(l *line, ps *procState, lvl facts.Level) *facts.LogEv
 	// traceback instead. The header never starts with a space.
 	if e := bytes.LastIndexByte(l.hdr, ' '); e > 0 {
 		// the source file of the glog line
-		f["file"] = string(bytes.TrimRight(l.hdr[e+1:], "]"))
+		return p.emit(ps, facts.EventTorchLog, lvl, b, &facts.CodeSite{File: string(bytes.TrimRight(l.hdr[e+1:], "]")), Rank: rank})
 	}
-	return p.emit(ps, facts.EventTorchLog, lvl, b, f)
+	return p.emit(ps, facts.EventTorchLog, lvl, b, &facts.CodeSite{Rank: rank})
 }
 
 // nccl handles NCCL's debug lines: its version, the transports of its
 // channels (once per rank and transport), init completion and warnings.
 func (p *parser) nccl(l *line, ps *procState, lvl facts.Level) *facts.LogEvent {
 	b := l.body
-	f := map[string]any{"host": string(l.ncclHost), "pid": float64(l.ncclPID), "rank": float64(l.ncclRank)}
+	f := &facts.NCCL{Host: string(l.ncclHost), PID: facts.N(float64(l.ncclPID)), Rank: facts.N(float64(l.ncclRank))}
 	if lvl == facts.LevelWarning || lvl == facts.LevelError {
 		return p.emit(ps, facts.EventNCCLWarn, facts.LevelWarning, b, f)
 	}
@@ -1994,15 +2001,13 @@ func (p *parser) nccl(l *line, ps *procState, lvl facts.Level) *facts.LogEvent {
 		p.kbuf = strconv.AppendInt(p.kbuf, int64(l.ncclRank), 10)
 		if prev := p.ncclTrace[string(p.kbuf)]; prev != nil && prev.Src.Line >= p.lineNo-64 {
 			// The same trace, further out: note where it passed.
-			if ch, _ := prev.Fields["chain"].(string); strings.Count(ch, ",") < 16 && !strings.Contains(","+ch+",", ","+string(file)+",") {
-				prev.Fields["chain"] = ch + "," + string(file)
+			if pf, ok := prev.Data.(*facts.NCCL); ok && strings.Count(pf.Chain, ",") < 16 && !strings.Contains(","+pf.Chain+",", ","+string(file)+",") {
+				pf.Chain += "," + string(file)
 			}
 			return nil
 		}
-		f["file"], f["code"], f["chain"] = string(file), float64(code), string(file)
-		if r := ncclResultName(code); r != "" {
-			f["result"] = r
-		}
+		f.File, f.Code, f.Chain = string(file), facts.N(float64(code)), string(file)
+		f.Result = ncclResultName(code)
 		ev := p.emit(ps, facts.EventNCCLError, facts.LevelError, b, f)
 		if p.ncclTrace == nil {
 			p.ncclTrace = map[string]*facts.LogEvent{}
@@ -2014,7 +2019,7 @@ func (p *parser) nccl(l *line, ps *procState, lvl facts.Level) *facts.LogEvent {
 	}
 	switch {
 	case has(b, "NCCL version "):
-		f["version"] = string(wordAfter(b, "NCCL version "))
+		f.Version = string(wordAfter(b, "NCCL version "))
 		return p.emit(ps, facts.EventNCCLVersion, lvl, b, f)
 	case contains(b, " via "):
 		tr := wordAfter(b, " via ")
@@ -2032,14 +2037,14 @@ func (p *parser) nccl(l *line, ps *procState, lvl facts.Level) *facts.LogEvent {
 		if p.seenKey() {
 			return nil
 		}
-		f["transport"] = string(tr)
+		f.Transport = string(tr)
 		return p.emit(ps, facts.EventNCCLInfo, lvl, b, f)
 	case contains(b, "Init COMPLETE"):
-		f["what"] = "init-complete"
+		f.What = "init-complete"
 		if w := wordAfter(b, "commId "); w != nil {
 			// The communicator's id: every rank of it, on every node, logs
 			// the same one as it completes (what lines up nodes' clocks).
-			f["comm_id"] = string(w)
+			f.CommID = string(w)
 		}
 		return p.emit(ps, facts.EventNCCLInfo, lvl, b, f)
 	}
@@ -2096,20 +2101,18 @@ func ncclResultName(code int) string {
 // connected peer ranks is : 7".
 func (p *parser) gloo(l *line, ps *procState) *facts.LogEvent {
 	b := l.body
-	f := map[string]any{}
+	f := &facts.Gloo{}
 	if v, ok := numAfter(b, "Rank"); ok {
-		f["rank"] = v
+		f.Rank = facts.N(v)
 	}
 	if v, ok := numAfter(b, "connected to"); ok {
-		f["connected"] = v
+		f.Connected = facts.N(v)
 	}
 	if v, ok := numAfter(b, "peer ranks is"); ok {
-		f["expected"] = v
+		f.Expected = facts.N(v)
 	}
 	lvl := facts.LevelInfo
-	c, _ := f["connected"].(float64)
-	e, _ := f["expected"].(float64)
-	if c != e {
+	if f.Connected.V != f.Expected.V {
 		lvl = facts.LevelWarning
 	} else {
 		// Gloo prints this for every group of every rank: keep the first
@@ -2138,16 +2141,16 @@ func (p *parser) flashinfer(l *line, ps *procState, lvl facts.Level, b []byte) *
 	msg := l.body
 	switch {
 	case has(b, "Loading JIT ops:"):
-		return p.emit(ps, facts.EventJITBegin, lvl, msg, map[string]any{"what": "flashinfer", "op": string(skipOneSpace(b[len("Loading JIT ops:"):]))})
+		return p.emit(ps, facts.EventJITBegin, lvl, msg, &facts.JIT{What: "flashinfer", Op: string(skipOneSpace(b[len("Loading JIT ops:"):]))})
 	case has(b, "Finished loading JIT ops:"):
-		return p.emit(ps, facts.EventJITEnd, lvl, msg, map[string]any{"what": "flashinfer", "op": string(skipOneSpace(b[len("Finished loading JIT ops:"):]))})
+		return p.emit(ps, facts.EventJITEnd, lvl, msg, &facts.JIT{What: "flashinfer", Op: string(skipOneSpace(b[len("Finished loading JIT ops:"):]))})
 	case has(b, "[Autotuner]: Autotuning process starts"):
-		return p.emit(ps, facts.EventJITBegin, lvl, msg, map[string]any{"what": "flashinfer-autotune"})
+		return p.emit(ps, facts.EventJITBegin, lvl, msg, &facts.JIT{What: "flashinfer-autotune"})
 	case has(b, "[Autotuner]: Autotuning process ends"):
-		return p.emit(ps, facts.EventJITEnd, lvl, msg, map[string]any{"what": "flashinfer-autotune"})
+		return p.emit(ps, facts.EventJITEnd, lvl, msg, &facts.JIT{What: "flashinfer-autotune"})
 	}
 	if lvl.Severe() {
-		return p.emit(ps, facts.EventJITFailed, lvl, msg, map[string]any{"what": "flashinfer"})
+		return p.emit(ps, facts.EventJITFailed, lvl, msg, &facts.JIT{What: "flashinfer"})
 	}
 	return nil
 }
@@ -2163,15 +2166,15 @@ func (p *parser) uvicorn(l *line, ps *procState, lvl facts.Level) (ev *facts.Log
 	case has(b, "Application startup complete"):
 		if p.engine() == facts.EngineSGLang {
 			// SGLang's server is ready only after its warmup request.
-			return p.emit(ps, facts.EventHTTPStart, lvl, b, map[string]any{"server": "uvicorn", "stage": "startup-complete"}), false
+			return p.emit(ps, facts.EventHTTPStart, lvl, b, &facts.Server{Server: "uvicorn", Stage: "startup-complete"}), false
 		}
-		return p.emit(ps, facts.EventReady, lvl, b, map[string]any{"server": "uvicorn"}), false
+		return p.emit(ps, facts.EventReady, lvl, b, &facts.Server{Server: "uvicorn"}), false
 	case has(b, "Uvicorn running on"):
 		return p.uvicornRunning(ps, lvl, b), false
 	case has(b, "Shutting down"), has(b, "Application shutdown complete"), has(b, "Finished server process"):
-		return p.emit(ps, facts.EventShutdown, lvl, b, map[string]any{"server": "uvicorn"}), false
+		return p.emit(ps, facts.EventShutdown, lvl, b, &facts.Server{Server: "uvicorn"}), false
 	case has(b, "Exception in ASGI application"):
-		return p.emit(ps, facts.EventError, facts.LevelError, b, map[string]any{"what": "asgi"}), false
+		return p.emit(ps, facts.EventError, facts.LevelError, b, &facts.Failure{What: "asgi"}), false
 	case contains(b, " HTTP/"):
 		return p.request(ps, lvl, b)
 	}
@@ -2179,17 +2182,17 @@ func (p *parser) uvicorn(l *line, ps *procState, lvl facts.Level) (ev *facts.Log
 }
 
 func (p *parser) uvicornStarted(ps *procState, lvl facts.Level, b []byte) *facts.LogEvent {
-	f := map[string]any{"server": "uvicorn", "stage": "process-started"}
+	f := &facts.Server{Server: "uvicorn", Stage: "process-started"}
 	if v, ok := numAfter(b, "process ["); ok {
-		f["pid"] = v
+		f.PID = facts.N(v)
 	}
 	return p.emit(ps, facts.EventHTTPStart, lvl, b, f)
 }
 
 func (p *parser) uvicornRunning(ps *procState, lvl facts.Level, b []byte) *facts.LogEvent {
-	f := map[string]any{"server": "uvicorn"}
+	f := &facts.Server{Server: "uvicorn"}
 	if w := wordAfter(b, "running on "); w != nil {
-		f["url"] = string(w)
+		f.URL = string(w)
 	}
 	return p.emit(ps, facts.EventHTTPStart, lvl, b, f)
 }
@@ -2228,11 +2231,11 @@ func (p *parser) request(ps *procState, lvl facts.Level, b []byte) (ev *facts.Lo
 	if !keep {
 		return nil, true
 	}
-	f := map[string]any{"status": st}
+	f := &facts.HTTP{Status: facts.N(st)}
 	parts := bytes.Fields(reqLine)
 	if len(parts) >= 2 {
-		f["method"] = string(parts[0])
-		f["path"] = string(parts[1])
+		f.Method = string(parts[0])
+		f.Path = string(parts[1])
 	}
 	if st >= 500 {
 		lvl = facts.LevelError
@@ -2267,7 +2270,7 @@ func (p *parser) pyWarning(ps *procState, b []byte) *facts.LogEvent {
 		return nil
 	}
 	cat := b[j : k+len("Warning")]
-	f := map[string]any{"category": string(cat), "file": p.text(loc[:c]), "line": ln}
+	f := &facts.CodeSite{Category: string(cat), File: p.text(loc[:c]), Line: facts.N(ln)}
 	ev := p.emit(ps, facts.EventPythonWarning, facts.LevelWarning, b[j:], f)
 	p.warnCont = ps
 	return ev
@@ -2282,7 +2285,7 @@ func (p *parser) pyWarning(ps *procState, b []byte) *facts.LogEvent {
 func (p *parser) ninja(ps *procState, lvl facts.Level, b []byte) *facts.LogEvent {
 	if lvl.Severe() {
 		if tool, ok := compilerCommand(b); ok {
-			return p.emit(ps, facts.EventJITFailed, facts.LevelError, b[:min(len(b), 512)], map[string]any{"what": "ninja", "tool": tool})
+			return p.emit(ps, facts.EventJITFailed, facts.LevelError, b[:min(len(b), 512)], &facts.JIT{What: "ninja", Tool: tool})
 		}
 	}
 	switch {
@@ -2303,9 +2306,9 @@ func (p *parser) ninja(ps *procState, lvl facts.Level, b []byte) *facts.LogEvent
 		if s := bytes.LastIndexByte(tool, '/'); s >= 0 {
 			tool = tool[s+1:]
 		}
-		return p.emit(ps, facts.EventJITProgress, facts.LevelInfo, b[:min(len(b), 512)], map[string]any{"what": "ninja", "n": n, "total": tot, "tool": string(tool)})
+		return p.emit(ps, facts.EventJITProgress, facts.LevelInfo, b[:min(len(b), 512)], &facts.JIT{What: "ninja", N: facts.N(n), Total: facts.N(tot), Tool: string(tool)})
 	case has(b, "FAILED: "), has(b, "ninja: build stopped"):
-		return p.emit(ps, facts.EventJITFailed, facts.LevelError, b, map[string]any{"what": "ninja"})
+		return p.emit(ps, facts.EventJITFailed, facts.LevelError, b, &facts.JIT{What: "ninja"})
 	}
 	return nil
 }
@@ -2316,7 +2319,7 @@ func (p *parser) ninja(ps *procState, lvl facts.Level, b []byte) *facts.LogEvent
 // like any other; what the exception means is added beside it.
 func (p *parser) exceptionLine(ps *procState, b []byte) *facts.LogEvent {
 	typ, msg := splitException(b)
-	ev := p.emit(ps, facts.EventTraceback, facts.LevelError, b, map[string]any{"headless": true})
+	ev := p.emit(ps, facts.EventTraceback, facts.LevelError, b, &facts.TracebackInfo{Headless: true})
 	ev.Traceback = &facts.Traceback{ExcType: p.text(typ), ExcMsg: p.text(msg), ExcLine: p.lineNo}
 	if cl := p.classifyException(ps, typ, msg, b); cl != nil {
 		return cl
@@ -2330,32 +2333,32 @@ func (p *parser) classifyException(ps *procState, typ, msg, line []byte) *facts.
 	case contains(msg, "CUDA out of memory") || contains(msg, "CUDA error: out of memory") || bytes.HasSuffix(typ, []byte("OutOfMemoryError")) && contains(msg, "CUDA"):
 		return p.oom(ps, line)
 	case contains(msg, "Engine core initialization failed"):
-		f := map[string]any{"what": "engine-core"}
+		f := &facts.Failure{What: "engine-core"}
 		if k := bytes.Index(msg, []byte("Failed core proc(s): ")); k >= 0 {
-			f["failed_procs"] = string(msg[k+len("Failed core proc(s): "):])
+			f.FailedProcs = string(msg[k+len("Failed core proc(s): "):])
 		}
 		return p.emit(ps, facts.EventEngineInitFailed, facts.LevelError, line, f)
 	case contains(msg, "WorkerProc initialization failed"):
-		return p.emit(ps, facts.EventEngineInitFailed, facts.LevelError, line, map[string]any{"what": "worker"})
+		return p.emit(ps, facts.EventEngineInitFailed, facts.LevelError, line, &facts.Failure{What: "worker"})
 	case bytes.HasSuffix(typ, []byte("EngineDeadError")):
-		return p.emit(ps, facts.EventEngineDead, facts.LevelError, line, map[string]any{"exc_type": string(typ)})
+		return p.emit(ps, facts.EventEngineDead, facts.LevelError, line, &facts.Failure{ExcType: string(typ)})
 	case has(msg, "RPC call to ") && contains(msg, "timed out"):
 		return p.rpcTimeout(ps, line)
 	case contains(msg, "KV cache is needed, which is larger than the available KV cache memory"):
-		f := map[string]any{}
+		f := &facts.MemoryProfile{}
 		if v, ok := numAfter(msg, "max seq len ("); ok {
-			f["max_seq_len"] = v
+			f.MaxSeqLen = facts.N(v)
 		}
 		if k := bytes.Index(msg, []byte("), (")); k >= 0 {
 			if v, ok := numAfter(msg[k:], "), ("); ok {
-				f["needed_gib"] = v
+				f.NeededGiB = facts.N(v)
 			}
 		}
 		if v, ok := numAfter(msg, "KV cache memory ("); ok {
-			f["available_gib"] = v
+			f.AvailableGiB = facts.N(v)
 		}
 		if v, ok := numAfter(msg, "maximum model length is"); ok {
-			f["estimated_max_len"] = v
+			f.EstimatedMaxLen = facts.N(v)
 		}
 		return p.emit(ps, facts.EventKVInsufficient, facts.LevelError, line, f)
 	case contains(msg, "No available memory for the cache blocks"), has(msg, "Not enough memory. Please try to increase --mem-fraction-static"):
@@ -2363,7 +2366,7 @@ func (p *parser) classifyException(ps *procState, typ, msg, line []byte) *facts.
 	case contains(msg, "scheduler died during initialization"):
 		return p.schedulerDied(ps, msg)
 	case has(msg, "Capture cuda graph failed"), has(msg, "Capture CUDA graph failed"):
-		return p.emit(ps, facts.EventGraphFailed, facts.LevelError, line, map[string]any{"graph": "cuda graph"})
+		return p.emit(ps, facts.EventGraphFailed, facts.LevelError, line, &facts.Milestone{Graph: "cuda graph"})
 	case has(msg, "Free memory on device ("):
 		return p.freeMemory(ps, facts.LevelError, msg)
 	case contains(msg, "Watchdog caught collective operation timeout"):
@@ -2391,14 +2394,14 @@ func (p *parser) mpiReport(ps *procState, b []byte) *facts.LogEvent {
 	rest := b[len(launcher):]
 	switch {
 	case has(rest, " detected that one or more processes exited with non-zero status"):
-		return p.emit(ps, facts.EventChildFailed, facts.LevelError, b, map[string]any{"launcher": launcher})
+		return p.emit(ps, facts.EventChildFailed, facts.LevelError, b, &facts.Failure{Launcher: launcher})
 	case has(rest, " noticed that process rank "):
-		f := map[string]any{"launcher": launcher, "what": "mpi-rank"}
+		f := &facts.Failure{Launcher: launcher, What: "mpi-rank"}
 		if v, ok := numAfter(rest, "process rank"); ok {
-			f["rank"] = v
+			f.Rank = facts.N(v)
 		}
 		if v, ok := numAfter(rest, "with PID"); ok {
-			f["pid"] = v
+			f.PID = facts.N(v)
 		}
 		if k := strings.Index(bstr(rest), "exited on signal "); k >= 0 {
 			// The signal's number, then strsignal's words in parentheses.
@@ -2406,7 +2409,7 @@ func (p *parser) mpiReport(ps *procState, b []byte) *facts.LogEvent {
 			if o := bytes.IndexByte(sig, '('); o >= 0 {
 				for _, s := range shellJobSignals {
 					if has(sig[o+1:], s.text+")") {
-						f["signal"] = s.sig
+						f.Signal = s.sig
 						return p.emit(ps, facts.EventKilled, facts.LevelCritical, b, f)
 					}
 				}

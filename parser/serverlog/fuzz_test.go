@@ -84,7 +84,10 @@ func FuzzParse(f *testing.F) {
 			if !utf8.ValidString(e.Proc.Name) || !utf8.ValidString(e.Proc.Host) {
 				t.Fatalf("bad process %+v", e.Proc)
 			}
-			for k, v := range e.Fields {
+			if msg := payloadMismatch(e); msg != "" {
+				t.Fatal(msg)
+			}
+			for k, v := range facts.Fields(e.Data) {
 				if s, ok := v.(string); ok && !utf8.ValidString(s) {
 					t.Fatalf("field %s: %q", k, s)
 				}

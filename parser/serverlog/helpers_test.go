@@ -3,6 +3,7 @@ package serverlog
 import (
 	"fmt"
 	"os"
+	"reflect"
 	"sort"
 	"strings"
 	"testing"
@@ -48,8 +49,12 @@ func dump(out *facts.Facts) string {
 		if e.Type == facts.EventRoute || e.Type == facts.EventRequest {
 			continue
 		}
-		keys := make([]string, 0, len(e.Fields))
-		for k := range e.Fields {
+		fields := facts.Fields(e.Data)
+		if e.Repeated > 0 {
+			fields["repeated"] = float64(e.Repeated)
+		}
+		keys := make([]string, 0, len(fields))
+		for k := range fields {
 			keys = append(keys, k)
 		}
 		sort.Strings(keys)
@@ -59,7 +64,7 @@ func dump(out *facts.Facts) string {
 				fs = append(fs, "...")
 				break
 			}
-			fs = append(fs, fmt.Sprintf("%s=%v", k, e.Fields[k]))
+			fs = append(fs, fmt.Sprintf("%s=%v", k, fields[k]))
 		}
 		fmt.Fprintf(&b, "%5d-%d %s %-8s %-22s %-14q %.90q %s\n", e.Src.Line, e.EndLine, e.Time.Format("01-02 15:04:05"), e.Level, e.Type, e.Proc.Name, e.Msg, strings.Join(fs, " "))
 		if e.Traceback != nil {
@@ -87,4 +92,21 @@ func TestDump(t *testing.T) {
 	for _, is := range issues {
 		fmt.Println("issue", is.Error())
 	}
+}
+
+// payloadMismatch says how an event's payload differs from the type
+// facts.PayloadOf declares for its event type ("" when it does not): the
+// schema packs are checked against holds only if the parser keeps to it.
+func payloadMismatch(e *facts.LogEvent) string {
+	if e.Data == nil {
+		return ""
+	}
+	want := facts.PayloadOf(e.Type)
+	if want == nil {
+		return fmt.Sprintf("line %d: %s carries %T, but its type declares no payload", e.Src.Line, e.Type, e.Data)
+	}
+	if reflect.TypeOf(want) != reflect.TypeOf(e.Data) {
+		return fmt.Sprintf("line %d: %s carries %T, its type declares %T", e.Src.Line, e.Type, e.Data, want)
+	}
+	return ""
 }

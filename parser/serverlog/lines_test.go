@@ -125,7 +125,7 @@ var sglangLines = []lineCase{
 	{name: "sg/retract-old", line: "KV cache pool is full. Retract requests. #retracted_reqs: 1, #new_token_ratio: 0.9998 -> 1.0000", typ: facts.EventRetract, fields: map[string]any{"retracted": 1.0, "ratio_before": 0.9998, "ratio_after": 1.0}},
 	{name: "sg/retract-2026 (format)", line: "[2026-05-27 10:00:00 TP0] KV cache pool is full. Retract requests. #retracted_reqs: 3, #new_tokens_gained: 4096, #new_token_ratio: 0.7000 -> 0.8000", typ: facts.EventRetract, proc: "TP0", fields: map[string]any{"retracted": 3.0, "new_tokens_gained": 4096.0, "ratio_after": 0.8}},
 	// §4 failures
-	{name: "sg/watchdog-2026 (format)", line: "[2026-05-27 10:00:00 TP0] Scheduler watchdog timeout (self.watchdog_timeout=300, self.soft=False)", typ: facts.EventWatchdogTimeout, proc: "TP0", level: facts.LevelError, fields: map[string]any{"component": "Scheduler", "timeout_s": 300.0, "soft": false}},
+	{name: "sg/watchdog-2026 (format)", line: "[2026-05-27 10:00:00 TP0] Scheduler watchdog timeout (self.watchdog_timeout=300, self.soft=False)", typ: facts.EventWatchdogTimeout, proc: "TP0", level: facts.LevelError, fields: map[string]any{"component": "Scheduler", "timeout_s": 300.0}},
 	{name: "sg/watchdog-bare", line: "Scheduler watchdog timeout (self.watchdog_timeout=300, self.soft=False)", typ: facts.EventWatchdogTimeout, fields: map[string]any{"timeout_s": 300.0}},
 	{name: "sg/watchdog-soft (format)", line: "[2026-05-27 10:00:00 TP0] Scheduler watchdog timeout (self.watchdog_timeout=600.0, self.soft=True)", proc: "TP0", typ: facts.EventWatchdogTimeout, level: facts.LevelWarning, fields: map[string]any{"timeout_s": 600.0, "soft": true}},
 	{name: "sg/scheduler-exception-tp3", line: "[2025-02-22 12:19:24 TP3] Scheduler hit an exception: Traceback (most recent call last):", typ: facts.EventSchedulerCrash, proc: "TP3", level: facts.LevelError},
@@ -367,6 +367,9 @@ func TestLines(t *testing.T) {
 			assert.Empty(t, issues)
 			require.Len(t, out.Logs, 1)
 			l := out.Logs[0]
+			for _, e := range l.Events {
+				assert.Empty(t, payloadMismatch(e))
+			}
 			assert.Equal(t, 1, l.Lines)
 			if c.noEvent {
 				assert.Empty(t, l.Events, "want no event")
@@ -383,7 +386,7 @@ func TestLines(t *testing.T) {
 					assert.Equal(t, c.level, ev.Level, "level")
 				}
 				for k, v := range c.fields {
-					assert.Equal(t, v, ev.Fields[k], "field %s", k)
+					assert.Equal(t, v, facts.Fields(ev.Data)[k], "field %s", k)
 				}
 				if c.exc != "" {
 					require.NotNil(t, ev.Traceback, "a traceback")

@@ -2,6 +2,7 @@ package serverlog
 
 import (
 	"bytes"
+	"github.com/coroner-dev/coroner/parser/facts"
 	"strconv"
 	"strings"
 )
@@ -220,9 +221,11 @@ func normKey(dst []byte, k []byte) []byte {
 	return dst
 }
 
-// kvEq reads "key=value" items separated by ", " into fields: numbers with a
-// unit get the unit in the key ("avail mem=47.80 GB" -> avail_mem_gb).
-func kvEq(b []byte, f map[string]any) {
+// kvEq reads "key=value" items separated by ", " into the payload's fields
+// of those names: numbers with a unit get the unit in the name ("avail
+// mem=47.80 GB" -> avail_mem_gb). An item the payload has no field for is
+// left out.
+func kvEq(b []byte, f facts.Payload) {
 	for len(b) > 0 {
 		depth := 0
 		end := len(b)
@@ -259,17 +262,17 @@ func kvEq(b []byte, f map[string]any) {
 		val := bytes.TrimSpace(item[eq+1:])
 		val = bytes.TrimSuffix(val, []byte("."))
 		if v, n := parseNum(val); n > 0 && n == len(val) {
-			f[string(key)] = v
+			facts.SetField(f, string(key), v)
 		} else if n > 0 && val[n] == ' ' {
 			if suf := unitSuffix(bytes.TrimSpace(val[n:])); suf != "" {
-				f[string(key)+suf] = v
+				facts.SetField(f, string(key)+suf, v)
 			} else {
-				f[string(key)] = string(val)
+				facts.SetField(f, string(key), string(val))
 			}
 		} else if bytes.Equal(val, []byte("True")) || bytes.Equal(val, []byte("False")) {
-			f[string(key)] = val[0] == 'T'
+			facts.SetField(f, string(key), val[0] == 'T')
 		} else {
-			f[string(key)] = string(val)
+			facts.SetField(f, string(key), string(val))
 		}
 	}
 }

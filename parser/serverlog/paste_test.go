@@ -135,8 +135,8 @@ func TestHeadlessTraceback(t *testing.T) {
 	for i, want := range []struct{ proc, fn string }{{"Worker_TP0", "get_quant_method"}, {"Worker_TP1", "__init__"}} {
 		e := tbs[i]
 		assert.Equal(t, want.proc, e.Proc.Name)
-		assert.Equal(t, true, e.Fields["headless"])
-		assert.Equal(t, true, e.Fields["incomplete"], "no exception line")
+		assert.Equal(t, true, facts.Fields(e.Data)["headless"])
+		assert.Equal(t, true, facts.Fields(e.Data)["incomplete"], "no exception line")
 		require.Len(t, e.Traceback.Frames, 1)
 		assert.Equal(t, want.fn, e.Traceback.Frames[0].Func)
 		assert.Empty(t, e.Traceback.ExcType, "a source line is never the exception")
@@ -246,8 +246,8 @@ func TestNCCLErrorTrace(t *testing.T) {
 	out, _ := parseText("x.log", log, facts.KindServerLog)
 	errs := out.Logs[0].EventsOf(facts.EventNCCLError)
 	require.Len(t, errs, 1)
-	assert.Equal(t, "ncclInternalError", errs[0].Fields["result"])
-	assert.Equal(t, "graph/topo.cc,init.cc,group.cc", errs[0].Fields["chain"])
+	assert.Equal(t, "ncclInternalError", facts.Fields(errs[0].Data)["result"])
+	assert.Equal(t, "graph/topo.cc,init.cc,group.cc", facts.Fields(errs[0].Data)["chain"])
 	assert.Equal(t, 2, errs[0].Src.Line)
 }
 
@@ -424,7 +424,7 @@ func TestStatLineFastPath(t *testing.T) {
 	require.Len(t, tbs, 1)
 	assert.Equal(t, 1, tbs[0].Src.Line, "the traceback opens on the stat line")
 	assert.Equal(t, "TP0", tbs[0].Proc.Name)
-	assert.Nil(t, tbs[0].Fields["headless"])
+	assert.Nil(t, facts.Fields(tbs[0].Data)["headless"])
 	assert.Equal(t, "RuntimeError", tbs[0].Traceback.ExcType)
 	require.NotEmpty(t, l.Series, "the stat line is still read")
 

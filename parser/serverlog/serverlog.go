@@ -3,6 +3,7 @@ package serverlog
 import (
 	"bytes"
 	"fmt"
+	"reflect"
 	"runtime"
 	"sort"
 	"strings"
@@ -415,14 +416,14 @@ func (p *parser) handle(l *line) []byte {
 		// A traceback whose header is not in the log: a paste that starts
 		// mid-stack, or a ring buffer that cut it.
 		st := p.tbStart(l, ps, bare, nil)
-		setField(st.ev, "headless", true)
+		tbInfo(st.ev).Headless = true
 		st.ev.Msg = p.text(body)
 		p.tbFeed(st, l, ps)
 		return nil
 	}
 	ev, taken := p.recognize(l, ps, bare)
 	if repeated > 0 && ev != nil {
-		setField(ev, "repeated", float64(repeated))
+		ev.Repeated = repeated
 	}
 	if !taken {
 		p.unmatched.add(p, ps, l, body)
@@ -600,7 +601,7 @@ func validString(b []byte, bad bool) string {
 }
 
 // emit records a recognized event for the current line.
-func (p *parser) emit(ps *procState, typ facts.EventType, lvl facts.Level, msg []byte, fields map[string]any) *facts.LogEvent {
+func (p *parser) emit(ps *procState, typ facts.EventType, lvl facts.Level, msg []byte, data facts.Payload) *facts.LogEvent {
 	if lvl == facts.LevelInfo && p.inferred && warnWords(msg) {
 		lvl = facts.LevelWarning
 	}
@@ -614,32 +615,39 @@ func (p *parser) emit(ps *procState, typ facts.EventType, lvl facts.Level, msg [
 		}
 	}
 	ev := &facts.LogEvent{
-		Src:    facts.Source{File: p.in.Path, Line: p.lineNo},
-		Proc:   ps.pl.Proc,
-		Level:  lvl,
-		Type:   typ,
-		Msg:    p.text(msg),
-		Fields: fields,
+		Src:   facts.Source{File: p.in.Path, Line: p.lineNo},
+		Proc:  ps.pl.Proc,
+		Level: lvl,
+		Type:  typ,
+		Msg:   p.text(msg),
+		Data:  data,
 	}
 	if p.hasT || p.inherited {
 		ev.Time, ev.Inherited = p.t, p.inherited
 	}
-	if p.bad {
-		for k, v := range fields {
-			if s, ok := v.(string); ok {
-				fields[k] = strings.ToValidUTF8(s, "\uFFFD")
-			}
-		}
+	if p.bad && data != nil {
+		validPayload(data)
 	}
 	p.events.add(ev)
 	return ev
 }
 
-func setField(ev *facts.LogEvent, k string, v any) {
-	if ev.Fields == nil {
-		ev.Fields = map[string]any{}
+// validPayload replaces invalid UTF-8 in a payload's text fields, for a
+// file that has some: the report is JSON and must stay valid.
+func validPayload(data facts.Payload) {
+	v := reflect.ValueOf(data).Elem()
+	for i := 0; i < v.NumField(); i++ {
+		switch f := v.Field(i); f.Kind() {
+		case reflect.String:
+			f.SetString(strings.ToValidUTF8(f.String(), "\uFFFD"))
+		case reflect.Map:
+			for _, k := range f.MapKeys() {
+				if s, ok := f.MapIndex(k).Interface().(string); ok {
+					f.SetMapIndex(k, reflect.ValueOf(strings.ToValidUTF8(s, "\uFFFD")))
+				}
+			}
+		}
 	}
-	ev.Fields[k] = v
 }
 
 // finish closes what is open and fills the log's summary.
@@ -677,7 +685,7 @@ func (p *parser) finish() {
 	p.log.Engine = p.engine()
 	for _, e := range p.log.Events {
 		if e.Type == facts.EventVersion || e.Type == facts.EventEngineInit {
-			if v := e.Str("version"); v != "" && p.log.Version == "" {
+			if v := eventVersion(e); v != "" && p.log.Version == "" {
 				p.log.Version = v
 			}
 		}
@@ -772,4 +780,15 @@ func (e *eventBuf) all() ([]*facts.LogEvent, int) {
 	out = append(out, e.ring[e.next:]...)
 	out = append(out, e.ring[:e.next]...)
 	return out, e.dropped
+}
+
+// eventVersion is the engine version a version or engine-init line printed.
+func eventVersion(e *facts.LogEvent) string {
+	switch d := e.Data.(type) {
+	case *facts.Version:
+		return d.Version
+	case *facts.EngineConfig:
+		return d.Version
+	}
+	return ""
 }

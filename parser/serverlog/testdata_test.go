@@ -30,10 +30,10 @@ func TestTestdataSGLangV035(t *testing.T) {
 		"disable_cuda_graph": false, "num_continuous_decode_steps": 1.0, "enable_torch_compile": false, "watchdog_timeout": 300.0,
 		"host": "0.0.0.0", "port": 30000.0, "api_key": false, "model_path": "meta-llama/Meta-Llama-3.1-8B-Instruct", "kv_cache_dtype": "auto",
 		"dp_size": 1.0, "ep_size": 1.0} {
-		assert.Equal(t, v, sa.Fields[k], k)
+		assert.Equal(t, v, facts.Fields(sa.Data)[k], k)
 	}
-	assert.NotContains(t, sa.Fields, "quantization", "None")
-	assert.Equal(t, 66, len(sa.Fields), "77 settings, of which 11 are None and absent from the fields")
+	assert.NotContains(t, facts.Fields(sa.Data), "quantization", "None")
+	assert.Equal(t, 66, len(facts.Fields(sa.Data)), "77 settings, of which 11 are None and absent from the fields")
 	n := 0
 	for _, st := range out.Settings {
 		if st.From == "server-args" {
@@ -63,24 +63,24 @@ func TestTestdataSGLangWatchdog(t *testing.T) {
 		step{facts.EventGraphEnd, "DP0 TP0"}, step{facts.EventReady, ""}, step{facts.EventWatchdogTimeout, "DP1 TP0"},
 		step{facts.EventSigquit, ""}, step{facts.EventCollectiveTimout, ""}, step{facts.EventCollectiveTimout, ""}, step{facts.EventKilled, ""})
 	require.Len(t, ms, 10)
-	assert.Equal(t, "<set>", ms[0].Fields["api_key"])
-	assert.Equal(t, 2.0, ms[0].Fields["dp_size"])
-	assert.Equal(t, "cascade", ms[1].Fields["op"])
-	assert.Equal(t, 17.13, ms[3].Fields["elapsed_s"])
-	assert.Equal(t, 0.89, ms[3].Fields["mem_usage_gb"])
-	assert.Equal(t, 300.0, ms[5].Fields["timeout_s"])
+	assert.Equal(t, "<set>", facts.Fields(ms[0].Data)["api_key"])
+	assert.Equal(t, 2.0, facts.Fields(ms[0].Data)["dp_size"])
+	assert.Equal(t, "cascade", facts.Fields(ms[1].Data)["op"])
+	assert.Equal(t, 17.13, facts.Fields(ms[3].Data)["elapsed_s"])
+	assert.Equal(t, 0.89, facts.Fields(ms[3].Data)["mem_usage_gb"])
+	assert.Equal(t, 300.0, facts.Fields(ms[5].Data)["timeout_s"])
 	assert.Equal(t, 17, ms[5].Src.Line)
 	wd := ms[7]
-	assert.Equal(t, 2.0, wd.Fields["rank"], "the [rank2] prefix")
-	assert.Equal(t, 0.0, wd.Fields["pg_rank"])
-	assert.Equal(t, 1218.0, wd.Fields["seq_num"])
-	assert.Equal(t, "ALLREDUCE", wd.Fields["op_type"])
-	assert.Equal(t, 600000.0, wd.Fields["timeout_ms"])
-	assert.Equal(t, 600080.0, wd.Fields["ran_for_ms"])
+	assert.Equal(t, 2.0, facts.Fields(wd.Data)["rank"], "the [rank2] prefix")
+	assert.Equal(t, 0.0, facts.Fields(wd.Data)["pg_rank"])
+	assert.Equal(t, 1218.0, facts.Fields(wd.Data)["seq_num"])
+	assert.Equal(t, "ALLREDUCE", facts.Fields(wd.Data)["op_type"])
+	assert.Equal(t, 600000.0, facts.Fields(wd.Data)["timeout_ms"])
+	assert.Equal(t, 600080.0, facts.Fields(wd.Data)["ran_for_ms"])
 	last := ms[8]
-	assert.Equal(t, 1218.0, last.Fields["last_enqueued"])
-	assert.Equal(t, 1217.0, last.Fields["last_completed"])
-	assert.Equal(t, "SIGKILL", ms[9].Fields["signal"])
+	assert.Equal(t, 1218.0, facts.Fields(last.Data)["last_enqueued"])
+	assert.Equal(t, 1217.0, facts.Fields(last.Data)["last_completed"])
+	assert.Equal(t, "SIGKILL", facts.Fields(ms[9].Data)["signal"])
 	for _, st := range out.Settings {
 		assert.NotEqual(t, "sk-do-not-keep", st.Value)
 	}
@@ -101,11 +101,11 @@ func TestTestdataVLLMV0(t *testing.T) {
 		step{facts.EventInitEngineDone, ""}, step{facts.EventRoute, ""}, step{facts.EventReady, ""}, step{facts.EventRequest, ""},
 		step{facts.EventError, ""}, step{facts.EventTraceback, ""}, step{facts.EventEngineDead, ""})
 	require.Len(t, ms, 21)
-	assert.Equal(t, "V0", ms[2].Fields["engine_version"])
-	assert.Equal(t, 2.0, ms[2].Fields["tensor_parallel_size"])
-	assert.Equal(t, 145702.0, ms[10].Fields["gpu_blocks"])
-	assert.Equal(t, 35.0, ms[12].Fields["total"])
-	assert.Equal(t, 500.0, ms[17].Fields["status"])
+	assert.Equal(t, "V0", facts.Fields(ms[2].Data)["engine_version"])
+	assert.Equal(t, 2.0, facts.Fields(ms[2].Data)["tensor_parallel_size"])
+	assert.Equal(t, 145702.0, facts.Fields(ms[10].Data)["gpu_blocks"])
+	assert.Equal(t, 35.0, facts.Fields(ms[12].Data)["total"])
+	assert.Equal(t, 500.0, facts.Fields(ms[17].Data)["status"])
 	assert.Equal(t, facts.LevelError, ms[17].Level)
 	assert.Equal(t, "vllm.engine.async_llm_engine.AsyncEngineDeadError", ms[19].Traceback.ExcType)
 	st := findSeries(l, facts.EventStatThroughput, "")
@@ -131,8 +131,8 @@ func TestTestdataVLLMHangInContainer(t *testing.T) {
 		step{facts.EventSHMWait, "EngineCore_DP0"}, step{facts.EventSHMWait, "EngineCore_DP0"}, step{facts.EventEngineDead, "EngineCore_DP0"},
 		step{facts.EventTraceback, "EngineCore_DP0"}, step{facts.EventRPCTimeout, "EngineCore_DP0"}, step{facts.EventEngineDead, "APIServer"})
 	require.Len(t, ms, 17)
-	assert.Equal(t, "<set>", ms[1].Fields["api_key"], "a list of keys is a secret too")
-	assert.Equal(t, "execute_model", ms[15].Fields["method"])
+	assert.Equal(t, "<set>", facts.Fields(ms[1].Data)["api_key"], "a list of keys is a secret too")
+	assert.Equal(t, "execute_model", facts.Fields(ms[15].Data)["method"])
 	assert.Equal(t, wall("2026-05-12 08:06:01"), ms[13].Time, "times come from the container's zoned stamps")
 	assert.Equal(t, facts.Clock{Latest: wall("2026-05-12 08:06:01").Add(500e6)}, out.Clocks[l.Path])
 	st := findSeries(l, facts.EventStatThroughput, "")

@@ -311,11 +311,11 @@ func (p *parser) tbClose(st *tbState) {
 	ev := st.ev
 	ev.EndLine = st.last
 	if st.tb.Chained > 0 && st.firstType != "" {
-		setField(ev, "first_exc_type", st.firstType)
-		setField(ev, "first_exc_msg", st.firstMsg)
+		info := tbInfo(ev)
+		info.FirstExcType, info.FirstExcMsg = st.firstType, st.firstMsg
 	}
 	if st.tb.ExcType == "" && st.tb.ExcMsg == "" {
-		setField(ev, "incomplete", true)
+		tbInfo(ev).Incomplete = true
 		st.keepFrames()
 	}
 	if st.intro != nil {
@@ -356,4 +356,15 @@ func (st *tbState) addFrame(f facts.Frame) {
 		st.frames[(st.nf-facts.MaxOuterFrames)%len(st.frames)] = f
 	}
 	st.nf++
+}
+
+// tbInfo returns a traceback event's payload, made on first use: most
+// tracebacks have nothing to say beyond their frames.
+func tbInfo(ev *facts.LogEvent) *facts.TracebackInfo {
+	if info, ok := ev.Data.(*facts.TracebackInfo); ok {
+		return info
+	}
+	info := &facts.TracebackInfo{}
+	ev.Data = info
+	return info
 }

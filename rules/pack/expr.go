@@ -39,6 +39,9 @@ type program struct {
 	// items are filter() programs over a view collection, one per
 	// any/all/one/filter/count/find over it, whose results are cited.
 	items []*vm.Program
+	// fields reports that the expression may see an event's fields
+	// (seesFields).
+	fields bool
 }
 
 type keyRef struct{ root, key string }
@@ -67,11 +70,15 @@ func compile(src string, asBool, noEvent bool) (*program, *exprError) {
 	if err != nil {
 		return nil, toExprError(err)
 	}
-	out := &program{src: src, prog: p}
+	// A message part prints its value: one that is not a scalar may print
+	// an event whole.
+	out := &program{src: src, prog: p, fields: !asBool && (p.Node() == nil || !scalar(p.Node().Type()))}
 	tree, err := exprparser.Parse(src)
 	if err != nil {
+		out.fields = true
 		return out, nil // compiled already; the citations are a bonus
 	}
+	out.fields = out.fields || seesFields(tree.Node)
 	var bad *exprError
 	exprast.Find(tree.Node, func(n exprast.Node) bool {
 		switch x := n.(type) {
@@ -112,6 +119,51 @@ func compile(src string, asBool, noEvent bool) (*program, *exprError) {
 		return nil, bad
 	}
 	return out, nil
+}
+
+// wholeValueFuncs are the builtins that can show a value whole, an event's
+// fields with the rest: as text or JSON, or its members by name.
+var wholeValueFuncs = []string{"toJSON", "string", "get", "keys", "values", "toPairs"}
+
+// seesFields reports whether an expression may see an event's fields: it
+// names them (event.fields, .fields, get(e, "fields")), reads a member by a
+// key it computes, or shows a value whole (wholeValueFuncs). Otherwise the
+// events a rule's expressions see are built without their fields, which
+// would be most of the cost of events() over every event of a bundle. It
+// errs on the side of true.
+func seesFields(tree exprast.Node) bool {
+	return exprast.Find(tree, func(n exprast.Node) bool {
+		switch x := n.(type) {
+		case *exprast.IdentifierNode:
+			return x.Value == "fields"
+		case *exprast.StringNode:
+			return x.Value == "fields"
+		case *exprast.MemberNode:
+			switch x.Property.(type) {
+			case *exprast.StringNode, *exprast.IntegerNode:
+				return false
+			}
+			return true
+		case *exprast.BuiltinNode:
+			return containsStr(wholeValueFuncs, x.Name)
+		}
+		return false
+	}) != nil
+}
+
+// scalar reports a type that a message prints without its parts: a string,
+// number or flag. A message part of another type (an event, a list of them,
+// an unknown type) may print an event's fields.
+func scalar(t reflect.Type) bool {
+	if t == nil {
+		return false
+	}
+	switch t.Kind() {
+	case reflect.Bool, reflect.String, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64:
+		return true
+	}
+	return false
 }
 
 // collection reports a view collection: gpus, procs, disks or events(...).
@@ -255,6 +307,16 @@ func kindOf(item any) string {
 // template is a message with {{ expr }} parts.
 type template struct {
 	parts []tplPart
+}
+
+// seesFields reports that a part may see an event's fields.
+func (t *template) seesFields() bool {
+	for _, p := range t.parts {
+		if p.prog != nil && p.prog.fields {
+			return true
+		}
+	}
+	return false
 }
 
 type tplPart struct {

@@ -418,6 +418,10 @@ func (p *Pack) match(d *dec, n ast.Node, what string) *matcher {
 			d.errf(v, "%s: match.fields: want a mapping of field to regexp, got %s", what, kindName(v))
 		}
 		for _, pr := range ps {
+			if known, ok := fieldKnown(m.types, keyName(pr)); !ok {
+				d.errf(pr.Key, "%s: match.fields: %q is not a field of %s (known: %s)", what, keyName(pr),
+					typesText(m.types), orNone(known))
+			}
 			s, _ := d.str(pr.Value, "match.fields")
 			re, err := regexp.Compile(s)
 			if err != nil {
@@ -437,6 +441,63 @@ func (p *Pack) match(d *dec, n ast.Node, what string) *matcher {
 		return nil
 	}
 	return m
+}
+
+// fieldKnown reports whether events of one of the types can carry the
+// field key (facts.FieldNames), or of any event type when none is given.
+// Settings dumps and engine configs carry the engine's own keys besides
+// theirs, so a key may be any of those. Types that are not event types are
+// errors of their own and left out; when no type is left, the key is not
+// judged. Otherwise known lists the fields the types carry.
+func fieldKnown(types []string, key string) (known []string, ok bool) {
+	var ts []facts.EventType
+	for _, t := range types {
+		if knownEventType(t) {
+			ts = append(ts, facts.EventType(t))
+		}
+	}
+	switch {
+	case len(types) == 0:
+		ts = eventTypes
+	case len(ts) == 0:
+		return nil, true
+	}
+	seen := map[string]bool{}
+	for _, t := range ts {
+		names, open := facts.FieldNames(t)
+		if open {
+			return nil, true
+		}
+		for _, n := range names {
+			if n == key {
+				return nil, true
+			}
+			if !seen[n] {
+				seen[n] = true
+				known = append(known, n)
+			}
+		}
+	}
+	sort.Strings(known)
+	return known, false
+}
+
+// typesText names the event types a match lists, for a message.
+func typesText(types []string) string {
+	switch len(types) {
+	case 0:
+		return "any event type"
+	case 1:
+		return types[0] + " events"
+	}
+	return strings.Join(types[:len(types)-1], ", ") + " or " + types[len(types)-1] + " events"
+}
+
+func orNone(names []string) string {
+	if len(names) == 0 {
+		return "none: these events carry no fields"
+	}
+	return strings.Join(names, ", ")
 }
 
 func eventNames(ts []facts.EventType) []string {

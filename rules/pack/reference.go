@@ -30,7 +30,9 @@ const Reference = `Rule packs (--rules FILE): YAML, loaded without recompiling.
         type: [traceback, error]   event types (coroner rules explain shows them)
         msg: 'regexp'              over the message (or a traceback's
                                    "ExcType: message")
-        fields: {name: 'regexp'}   over the event's fields
+        fields: {name: 'regexp'}   over the event's fields (a name the
+                                   types do not carry is a load error that
+                                   lists the ones they do)
         signature: [id]            events and kernel lines a signature matched
       when: expression   expr (https://expr-lang.org) over the view below; a
                          rule with match tests it once per matched event

@@ -116,18 +116,35 @@ func (m *matcher) accepts(e *facts.LogEvent) bool {
 			return false
 		}
 	}
+	if len(m.fields) == 0 {
+		return true
+	}
+	fields := facts.Fields(e.Data)
 	for _, f := range m.fields {
-		v, ok := e.Fields[f.key]
-		if !ok || !f.re.MatchString(e.Str(f.key)) && !f.re.MatchString(fmt.Sprint(v)) {
+		v, ok := fields[f.key]
+		if !ok || !f.re.MatchString(fieldStr(v)) && !f.re.MatchString(fmt.Sprint(v)) {
 			return false
 		}
 	}
 	return true
 }
 
+// fieldStr is a field's value as text, as facts.LogEvent.Str prints it: ""
+// for a value that is not a string, number or flag.
+func fieldStr(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case float64, bool:
+		return fmt.Sprint(x)
+	}
+	return ""
+}
+
 // run is the rule's Run.
 func (d *ruleDef) run(p *rules.Pass) {
 	v := newView(p.Index)
+	v.noFields = !d.seesFields()
 	e := newEnv(v)
 	var ev []rules.Evidence
 	var first *facts.LogEvent
@@ -138,7 +155,7 @@ func (d *ruleDef) run(p *rules.Pass) {
 		var evalErr error
 		for _, h := range hits {
 			if d.when != nil {
-				e.Event, e.Matches = newEvent(p.Index, h), len(hits)
+				e.Event, e.Matches = v.event(h), len(hits)
 				ok, err := d.when.bool(e)
 				if err != nil {
 					evalErr = err
@@ -157,7 +174,7 @@ func (d *ruleDef) run(p *rules.Pass) {
 			return
 		}
 		first, n = kept[0], len(kept)
-		e.Event, e.Matches = newEvent(p.Index, first), n
+		e.Event, e.Matches = v.event(first), n
 		for i, h := range kept {
 			if i == 5 {
 				break
@@ -204,6 +221,12 @@ func (d *ruleDef) run(p *rules.Pass) {
 		f.Phase = p.Index.RunPhase()
 	}
 	p.Report(f)
+}
+
+// seesFields reports whether the rule's expressions may see an event's
+// fields.
+func (d *ruleDef) seesFields() bool {
+	return d.when != nil && d.when.fields || d.message != nil && d.message.seesFields()
 }
 
 func (d *ruleDef) defaultMessage(first *facts.LogEvent, n int, ev []rules.Evidence) string {

@@ -48,6 +48,10 @@ type View struct {
 	// eventsOf caches events(...) by its arguments: a rule with match
 	// evaluates its when once per matched event.
 	eventsOf map[string][]Event
+	// noFields leaves the events' fields out, for a rule whose
+	// expressions never see them (seesFields): every event of a bundle
+	// can be built, and its fields are what that costs most.
+	noFields bool
 }
 
 // GPU is one GPU: what every nvidia-smi format together says of it, with
@@ -364,11 +368,18 @@ func (v *View) procs() {
 	}
 }
 
-func newEvent(idx *rules.Index, e *facts.LogEvent) Event {
+// event is the view of one log event.
+func (v *View) event(e *facts.LogEvent) Event {
+	return newEvent(v.idx, e, !v.noFields)
+}
+
+// newEvent is the view of one log event; its Fields only when fields is
+// set.
+func newEvent(idx *rules.Index, e *facts.LogEvent, fields bool) Event {
 	out := Event{Type: string(e.Type), Msg: e.Msg, Level: string(e.Level), Proc: e.Proc.Key(),
-		Fields: e.Fields, File: e.Src.File, Line: e.Src.Line, fact: e, Frames: []string{}}
-	if out.Fields == nil {
-		out.Fields = map[string]any{}
+		File: e.Src.File, Line: e.Src.Line, fact: e, Frames: []string{}}
+	if fields {
+		out.Fields = facts.Fields(e.Data)
 	}
 	if tb := e.Traceback; tb != nil && idx != nil {
 		if lib, _, ok := idx.Frames.InnermostLibrary(tb); ok {
@@ -388,8 +399,8 @@ func newEvent(idx *rules.Index, e *facts.LogEvent) Event {
 	}
 	if tb := e.Traceback; tb != nil {
 		out.Exc, out.ExcMsg = tb.ExcType, tb.ExcMsg
-	} else if t := e.Str("exc_type"); t != "" {
-		out.Exc = t
+	} else if d, ok := e.Data.(*facts.Failure); ok && d.ExcType != "" {
+		out.Exc = d.ExcType
 	}
 	return out
 }
@@ -410,7 +421,7 @@ func (v *View) events(types ...string) []Event {
 			if len(types) > 0 && !containsStr(types, string(e.Type)) {
 				continue
 			}
-			out = append(out, newEvent(v.idx, e))
+			out = append(out, v.event(e))
 		}
 	}
 	if out == nil {
