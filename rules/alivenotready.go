@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/coroner-dev/coroner/parser/facts"
+	"github.com/coroner-dev/coroner/rules/derive"
 )
 
 func init() { Register(notReadyRule) }
@@ -72,7 +73,7 @@ func runNotReady(p *Pass) {
 	}
 	cpu := ""
 	if len(st.Workers) > 0 {
-		cpu = fmt.Sprintf(", the busiest at %s of CPU", fmtCPU(maxCPU(st.Workers)))
+		cpu = fmt.Sprintf(", the busiest at %s of CPU", derive.FormatCPU(maxCPU(st.Workers)))
 	}
 	msg := fmt.Sprintf("Not ready: %s, while %d server process(es) are alive%s. Not crashed, not serving: startup has not finished.",
 		strings.Join(why, " and "), len(st.Alive), cpu)

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/coroner-dev/coroner/parser/facts"
+	"github.com/coroner-dev/coroner/rules/derive"
 )
 
 func init() { Register(attentionRule) }
@@ -136,7 +137,7 @@ func runAttention(p *Pass) {
 		return
 	}
 	gpu := inv[0]
-	major, ok := ccMajor(gpu.CC)
+	major, ok := derive.CCMajor(gpu.CC)
 	if !ok {
 		return
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/coroner-dev/coroner/parser/facts"
+	"github.com/coroner-dev/coroner/rules/derive"
 )
 
 func init() { Register(buildJobsMemoryRule) }
@@ -145,7 +146,7 @@ func buildMemory(idx *Index) (int64, []Evidence, bool) {
 	for _, m := range idx.Facts.Memory {
 		if v := int64(m.TotalKB.V); m.TotalKB.OK && v > 0 {
 			kb = v
-			ev = []Evidence{{Src: m.Src, Text: "MemTotal: " + fmtKB(v)}}
+			ev = []Evidence{{Src: m.Src, Text: "MemTotal: " + derive.FormatKB(v)}}
 		}
 	}
 	for _, c := range idx.Facts.Cmds {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/coroner-dev/coroner/parser/facts"
+	"github.com/coroner-dev/coroner/rules/derive"
 )
 
 func init() { Register(collectiveRule) }
@@ -288,7 +289,7 @@ func rankMilestones(idx *Index) []rankMark {
 			if e.Proc.Name == "" || e.Proc.Rank.TP < 0 && !strings.Contains(e.Proc.Name, "TP") {
 				continue
 			}
-			ph, ok := phaseOf[e.Type]
+			ph, ok := derive.PhaseOf[e.Type]
 			if !ok || e.Type == facts.EventLoadProgress || e.Type == facts.EventGraphProgress {
 				continue
 			}

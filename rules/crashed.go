@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/coroner-dev/coroner/parser/facts"
+	"github.com/coroner-dev/coroner/rules/derive"
 )
 
 func init() { Register(crashedRule) }
@@ -39,18 +40,6 @@ Errors after the server was told to stop (SIGTERM, Ctrl-C, KeyboardInterrupt,
 	Run: runCrashed,
 }
 
-// rootTypes are failures that carry their own cause; the others report a
-// failure elsewhere.
-var rootTypes = map[facts.EventType]bool{
-	facts.EventTraceback: true, facts.EventSchedulerCrash: true, facts.EventOOM: true,
-	facts.EventGraphFailed: true, facts.EventJITFailed: true, facts.EventCollectiveTimout: true,
-	facts.EventWatchdogTimeout: true,
-}
-
-// wrapperExceptions say "see above" rather than what went wrong.
-var wrapperExceptions = []string{"Engine core initialization failed", "EngineDeadError", "Executor failed",
-	"WorkerProc initialization failed", "Initialization failed", "scheduler died", "is dead"}
-
 func runCrashed(p *Pass) {
 	idx, st := p.Index, &p.Index.State
 	if root := RootFailure(st); root != nil {
@@ -61,7 +50,7 @@ func runCrashed(p *Pass) {
 			}
 		}
 		afterReady := st.Ready != nil && st.Ready.Src.File == root.Src.File && st.Ready.Src.Line < root.Src.Line
-		if afterReady && bindFailure(idx, root) {
+		if afterReady && derive.BindFailure(idx, root) {
 			afterReady = false // it never listened, so it never served
 		}
 		if afterReady && place.By != "frames" {

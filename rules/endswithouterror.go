@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/coroner-dev/coroner/parser/facts"
+	"github.com/coroner-dev/coroner/rules/derive"
 )
 
 func init() { Register(endsWithoutRule) }
@@ -61,10 +62,10 @@ func runEndsWithout(p *Pass) {
 	case last.bar != nil && last.bar.N == 0 && last.bar.Total > 0:
 		b := last.bar
 		phase := PhaseServing
-		if barPhase(b) == facts.EventGraphProgress {
+		if derive.BarPhase(b) == facts.EventGraphProgress {
 			phase = PhaseCUDAGraphCapture
 		}
-		ev := []Evidence{{Src: b.Src, Text: barText(b)}}
+		ev := []Evidence{{Src: b.Src, Text: derive.BarText(b)}}
 		p.Report(Finding{
 			Message: fmt.Sprintf("The log ends with %q at 0 of %d (%s), and nothing after it: the first step never finished. A first step that does not finish is a hang: a collective that never completes when several GPUs take part, else a kernel stuck or still being built.",
 				b.Desc, b.Total, b.Src),
@@ -179,7 +180,7 @@ func lastRecord(l *facts.Log) record {
 		}
 	}
 	if r.bar != nil {
-		r.line, r.text = r.bar.Src.Line, barText(r.bar)
+		r.line, r.text = r.bar.Src.Line, derive.BarText(r.bar)
 		return r
 	}
 	if lastEv == nil {
@@ -295,7 +296,7 @@ func reportCaptureLeft(p *Pass, l *facts.Log, last record) {
 			}
 		}
 	}
-	ev := []Evidence{{Src: b.Src, Text: barText(b)}}
+	ev := []Evidence{{Src: b.Src, Text: derive.BarText(b)}}
 	for i, e := range regs {
 		if i < 3 {
 			ev = append(ev, Evidence{Src: e.Src, Text: e.Proc.Key() + ": " + e.Msg})

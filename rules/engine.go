@@ -8,12 +8,12 @@ package rules
 
 import (
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/coroner-dev/coroner/parser/facts"
+	"github.com/coroner-dev/coroner/rules/derive"
 )
 
 // Rule is one check. Its metadata is data so that `coroner rules list`,
@@ -39,12 +39,10 @@ type Rule struct {
 	Builtin bool
 }
 
-var idRE = regexp.MustCompile(`^[a-z][a-z0-9]*(-[a-z0-9]+)*$`)
-
 // Validate rejects a malformed rule.
 func (r *Rule) Validate() error {
 	var errs []string
-	if !idRE.MatchString(r.ID) {
+	if !derive.ValidID(r.ID) {
 		errs = append(errs, fmt.Sprintf("id %q is not kebab-case", r.ID))
 	}
 	if strings.TrimSpace(r.Title) == "" {
@@ -66,13 +64,6 @@ func (r *Rule) Validate() error {
 		return fmt.Errorf("rule %s: %s", r.ID, strings.Join(errs, "; "))
 	}
 	return nil
-}
-
-// Evidence is one cited piece of evidence.
-type Evidence struct {
-	Src facts.Source `json:"src"`
-	// Text is the evidence as it reads (a log line, a ps row, a field = value).
-	Text string `json:"text"`
 }
 
 // Finding is what a rule reports.

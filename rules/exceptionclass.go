@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/coroner-dev/coroner/parser/facts"
+	"github.com/coroner-dev/coroner/rules/derive"
 )
 
 func init() { Register(exceptionClassRule) }
@@ -72,7 +73,7 @@ func runExceptionClass(p *Pass) {
 			}
 			ev = append(ev, Evidence{Src: m.Src, Text: m.Text})
 		}
-		phase := idx.matchPhase(best, idx.RunPhase())
+		phase := idx.MatchPhase(best, idx.RunPhase())
 		p.Report(Finding{
 			Title:      best.Sig.Title,
 			Severity:   best.Sig.Severity,
@@ -115,7 +116,7 @@ func nearFailure(idx *Index, m SigMatch) bool {
 		if f.Src.File == m.Src.File && f.Src.Line >= m.Src.Line && f.Src.Line-m.Src.Line <= nearWindow {
 			return true
 		}
-		if restOf(m, f) {
+		if derive.RestOf(m, f) {
 			return true // the rest of the failure's message
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/coroner-dev/coroner/parser/facts"
+	"github.com/coroner-dev/coroner/rules/derive"
 )
 
 func init() { Register(failingLibraryRule) }
@@ -121,8 +122,8 @@ func runFailingLibrary(p *Pass) {
 	// out only called it. One that suggests nothing (the rest of
 	// torch.distributed, Ray) leaves the failure unexplained, rather than
 	// handing it to a caller's library; a fallback one (a model's own
-	// code) yields to a library further out (innermostLibrary).
-	if lib, i := idx.Frames.innermostLibrary(tb); lib != nil {
+	// code) yields to a library further out (derive.FrameMap.InnermostLibraryFrame).
+	if lib, i := idx.Frames.InnermostLibraryFrame(tb); lib != nil {
 		if len(lib.Suggests) == 0 {
 			return
 		}
@@ -166,7 +167,7 @@ func explainedFailure(idx *Index, e *facts.LogEvent) bool {
 		// The same record (vLLM's "EngineCore failed to start" and its
 		// traceback are two events of one line), or its exception line.
 		same := m.Event == e || m.Event != nil && m.Event.Src == e.Src || exc > 0 && m.Src.File == e.Src.File && m.Src.Line == exc
-		if same || restOf(m, e) {
+		if same || derive.RestOf(m, e) {
 			return true
 		}
 	}

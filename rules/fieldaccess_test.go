@@ -19,7 +19,7 @@ import (
 // packs (rules/pack) and tests.
 func TestRulesReadTypedFields(t *testing.T) {
 	var files []string
-	for _, dir := range []string{".", "../reports", "../internal/compare", "../parser/runs"} {
+	for _, dir := range []string{".", "derive", "../reports", "../internal/compare", "../parser/runs"} {
 		m, err := filepath.Glob(filepath.Join(dir, "*.go"))
 		require.NoError(t, err)
 		for _, f := range m {

@@ -77,7 +77,7 @@ func runArch(p *Pass) {
 			}
 		}
 	}
-	phase := idx.matchPhase(m, idx.RunPhase())
+	phase := idx.MatchPhase(m, idx.RunPhase())
 	p.Report(Finding{
 		Message:    fmt.Sprintf("%s at %s, on %s: a library was built without kernels for this architecture, or its compiler does not know it.", strings.TrimRight(trimText(m.Text, 200), "."), m.Src, gpu),
 		Remedy:     m.Sig.Remedy,

@@ -58,7 +58,7 @@ func runGPUOOM(p *Pass) {
 			break
 		}
 	}
-	phase := idx.matchPhase(m, idx.RunPhase())
+	phase := idx.MatchPhase(m, idx.RunPhase())
 	ev := []Evidence{{Src: m.Src, Text: m.Text}}
 	numbers := ""
 	for _, e := range idx.Events(facts.EventOOM) {

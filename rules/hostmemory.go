@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/coroner-dev/coroner/parser/facts"
+	"github.com/coroner-dev/coroner/rules/derive"
 )
 
 func init() { Register(hostMemRule) }
@@ -54,7 +55,7 @@ func runHostMem(p *Pass) {
 			continue
 		}
 		ev = append(ev, Evidence{Src: k.Src, Text: k.Text})
-		v := fmt.Sprintf("%s (pid %d, %s resident)", k.Comm, k.PID, fmtKB(k.RSSKB))
+		v := fmt.Sprintf("%s (pid %d, %s resident)", k.Comm, k.PID, derive.FormatKB(k.RSSKB))
 		if k.Constraint == "CONSTRAINT_MEMCG" || k.Cgroup != "" {
 			v += " in memory cgroup " + orDefault(k.Cgroup, "?")
 		}
@@ -103,9 +104,9 @@ func runHostMem(p *Pass) {
 			p.Report(Finding{
 				Severity: SeverityWarning,
 				Message: fmt.Sprintf("Host memory nearly exhausted at %s: %s available of %s (%.1f%%).",
-					m.Src, fmtKB(int64(m.AvailKB.V)), fmtKB(int64(m.TotalKB.V)), frac*100),
+					m.Src, derive.FormatKB(int64(m.AvailKB.V)), derive.FormatKB(int64(m.TotalKB.V)), frac*100),
 				Remedy:     "Find what holds it (`ps aux --sort=-rss | head`), lower parallel builds (MAX_JOBS), or give the host more memory.",
-				Evidence:   []Evidence{{Src: m.Src, Text: fmt.Sprintf("MemAvailable %s of MemTotal %s", fmtKB(int64(m.AvailKB.V)), fmtKB(int64(m.TotalKB.V)))}},
+				Evidence:   []Evidence{{Src: m.Src, Text: fmt.Sprintf("MemAvailable %s of MemTotal %s", derive.FormatKB(int64(m.AvailKB.V)), derive.FormatKB(int64(m.TotalKB.V)))}},
 				Confidence: 0.5,
 				Cause:      !st.Failed() && st.Ready == nil,
 				Why:        "host memory is almost gone",
@@ -113,8 +114,8 @@ func runHostMem(p *Pass) {
 			return
 		}
 		if st.Ready == nil && len(st.Alive) > 0 {
-			p.RuleOut(fmt.Sprintf("%s of host memory is available (%s)", fmtKB(int64(m.AvailKB.V)), m.Src),
-				Evidence{Src: m.Src, Text: fmt.Sprintf("MemAvailable %s of MemTotal %s", fmtKB(int64(m.AvailKB.V)), fmtKB(int64(m.TotalKB.V)))})
+			p.RuleOut(fmt.Sprintf("%s of host memory is available (%s)", derive.FormatKB(int64(m.AvailKB.V)), m.Src),
+				Evidence{Src: m.Src, Text: fmt.Sprintf("MemAvailable %s of MemTotal %s", derive.FormatKB(int64(m.AvailKB.V)), derive.FormatKB(int64(m.TotalKB.V)))})
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/coroner-dev/coroner/parser/facts"
+	"github.com/coroner-dev/coroner/rules/derive"
 )
 
 func init() { Register(incompleteRule) }
@@ -91,7 +92,7 @@ func runIncomplete(p *Pass) {
 				Message: fmt.Sprintf("The capture bar stopped at %d/%d on its first batch size (%s). The first capture step runs every kernel for the first time; on a GPU without prebuilt kernels for its architecture it JIT-compiles them, which takes minutes and prints nothing.",
 					b.N, b.Total, b.Src),
 				Remedy:     "Look for compilers before restarting: `ps -eo pid,ppid,etimes,times,args --forest | grep -E 'cicc|ptxas|nvcc|ninja'`. If they run, wait: the result is cached for the next start.",
-				Evidence:   []Evidence{{Src: b.Src, Text: barText(b)}},
+				Evidence:   []Evidence{{Src: b.Src, Text: derive.BarText(b)}},
 				Confidence: 0.35,
 				Cause:      true,
 				Why:        "a capture bar at 0 on its first step is usually a kernel build; no process snapshot confirms it",
@@ -137,7 +138,7 @@ func captureBarAtZero(l *facts.Log) *facts.ProgressBar {
 	}
 	var out *facts.ProgressBar
 	for _, b := range l.Bars {
-		if barPhase(b) == facts.EventGraphProgress && b.N == 0 && b.Total > 0 {
+		if derive.BarPhase(b) == facts.EventGraphProgress && b.N == 0 && b.Total > 0 {
 			out = b
 		}
 	}

@@ -66,7 +66,7 @@ func runJIT(p *Pass) {
 			Evidence:   ev,
 			Confidence: m.Sig.Confidence,
 			Outcome:    OutcomeCrashed,
-			Phase:      idx.matchPhase(m, ""),
+			Phase:      idx.MatchPhase(m, ""),
 			Cause:      true,
 			Why:        "a compiler error ended the run: " + m.Text,
 		})

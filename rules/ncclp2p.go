@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/coroner-dev/coroner/parser/facts"
+	"github.com/coroner-dev/coroner/rules/derive"
 )
 
 func init() { Register(ncclRule) }
@@ -62,7 +63,7 @@ func runNCCL(p *Pass) {
 			p.Report(Finding{
 				Title:      "NCCL's ranks could not reach each other over the network it chose for bootstrap",
 				Category:   CatConfig,
-				Message:    fmt.Sprintf("NCCL's error trace runs through its socket and bootstrap code (%s: %s): the ranks' bootstrap connections failed, before any GPU transport was set up. The usual cause is the interface NCCL picked (a link the peers cannot route to, an InfiniBand or Docker interface), a firewall, or a host name that resolves to the wrong address.", e.Src, ncclChain(e)),
+				Message:    fmt.Sprintf("NCCL's error trace runs through its socket and bootstrap code (%s: %s): the ranks' bootstrap connections failed, before any GPU transport was set up. The usual cause is the interface NCCL picked (a link the peers cannot route to, an InfiniBand or Docker interface), a firewall, or a host name that resolves to the wrong address.", e.Src, derive.NCCLChain(e)),
 				Remedy:     "Set NCCL_SOCKET_IFNAME to the interface the nodes reach each other on (and GLOO_SOCKET_IFNAME with it), open the ports between them, and run with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET to see the address each rank binds.",
 				Evidence:   []Evidence{Ev(e)},
 				Confidence: 0.5,
@@ -112,7 +113,7 @@ func runNCCL(p *Pass) {
 		}
 		phase := idx.RunPhase()
 		if len(ms) > 0 {
-			phase = idx.matchPhase(ms[0], phase)
+			phase = idx.MatchPhase(ms[0], phase)
 		}
 		// An NCCL failure of no transport of its own (a CUDA call, a
 		// socket, an internal check) names no transport cause: the class
@@ -146,7 +147,7 @@ func runNCCL(p *Pass) {
 			References: h.Sig.References,
 			Evidence:   ev,
 			Confidence: h.Sig.Confidence,
-			Phase:      idx.matchPhase(h, idx.RunPhase()),
+			Phase:      idx.MatchPhase(h, idx.RunPhase()),
 			Cause:      true,
 			Why:        "the GPUs report no peer access and the run failed",
 		})
@@ -208,7 +209,7 @@ func transportWarn(warns []*facts.LogEvent) bool {
 func smallSHM(idx *Index) *Evidence {
 	for _, d := range idx.Facts.Disks {
 		if d.Mount == "/dev/shm" && d.SizeKB > 0 && d.SizeKB < 1<<20 {
-			return &Evidence{Src: d.Src, Text: fmt.Sprintf("/dev/shm is %s", fmtKB(d.SizeKB))}
+			return &Evidence{Src: d.Src, Text: fmt.Sprintf("/dev/shm is %s", derive.FormatKB(d.SizeKB))}
 		}
 	}
 	for _, c := range idx.Facts.Cmds {
@@ -245,19 +246,10 @@ func linkSummary(t *facts.Topology) string {
 // cause: the ranks could not connect to each other to begin with.
 func bootstrapFailure(idx *Index) *facts.LogEvent {
 	for _, e := range idx.Events(facts.EventNCCLError) {
-		c := ncclChain(e)
+		c := derive.NCCLChain(e)
 		if strings.Contains(c, "bootstrap.cc") && strings.Contains(c, "socket.cc") {
 			return e
 		}
 	}
 	return nil
-}
-
-// ncclChain is the files an NCCL error trace ran through, "" for another
-// line.
-func ncclChain(e *facts.LogEvent) string {
-	if d, ok := e.Data.(*facts.NCCL); ok {
-		return d.Chain
-	}
-	return ""
 }

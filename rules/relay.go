@@ -3,6 +3,8 @@ package rules
 import (
 	"fmt"
 	"sort"
+
+	"github.com/coroner-dev/coroner/rules/derive"
 )
 
 func init() { Register(relayRule) }
@@ -42,7 +44,7 @@ func runRelays(p *Pass) {
 	}
 	bySig := map[*Signature][]SigMatch{}
 	var order []*Signature
-	for _, m := range matchSignatures(p.Facts, relays) {
+	for _, m := range derive.MatchSignatures(p.Facts, relays) {
 		if m.AfterShutdown {
 			continue
 		}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/coroner-dev/coroner/parser/facts"
+	"github.com/coroner-dev/coroner/rules/derive"
 )
 
 func init() { Register(servingHangRule) }
@@ -222,11 +223,11 @@ func shmWaitsWhileServing(idx *Index) []*facts.LogEvent {
 			continue
 		}
 		for _, s := range l.Series {
-			if !isRateSeries(s) {
+			if !derive.IsRateSeries(s) {
 				continue
 			}
 			for _, b := range s.Buckets {
-				if a := aggOf(b, "gen_throughput"); a != nil && a.Max > 0 && b.Src.Line > waits[0].Src.Line {
+				if a := derive.AggOf(b, "gen_throughput"); a != nil && a.Max > 0 && b.Src.Line > waits[0].Src.Line {
 					return nil
 				}
 			}

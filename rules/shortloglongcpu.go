@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/coroner-dev/coroner/parser/facts"
+	"github.com/coroner-dev/coroner/rules/derive"
 )
 
 func init() { Register(shortLogRule) }
@@ -88,7 +89,7 @@ func runShortLog(p *Pass) {
 	}
 	msg := fmt.Sprintf("%d lines after %s of %s CPU: the log has been silent for %s while %d worker(s) burned %s of CPU in total, the busiest %s%s.%s That is silent busy work: a kernel JIT build, a spin waiting for a peer in a collective, or a host thread polling a GPU kernel that never returns.",
 		lines, humanDuration(maxCPU), roleWords(busiest.Role), humanDuration(st.Silence), len(st.Workers), humanDuration(sumCPU),
-		fmtCPU(maxCPU), busyPct, delta)
+		derive.FormatCPU(maxCPU), busyPct, delta)
 	p.Report(Finding{
 		Message:    msg,
 		Evidence:   ev,

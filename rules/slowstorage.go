@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/coroner-dev/coroner/parser/facts"
+	"github.com/coroner-dev/coroner/rules/derive"
 )
 
 func init() { Register(storageRule) }
@@ -99,7 +100,7 @@ func runStorage(p *Pass) {
 	if per < 60 {
 		return
 	}
-	ev := []Evidence{{Src: b.Src, Text: barText(b)}}
+	ev := []Evidence{{Src: b.Src, Text: derive.BarText(b)}}
 	ev = append(ev, dStateWorkers(idx)...)
 	p.Report(Finding{
 		Message:    fmt.Sprintf("The weights bar advances at %.0f s per shard (%d/%d after %s). Checkpoint shards are 2-10 GB; at local-disk speed each takes seconds.", per, b.N, b.Total, humanDuration(time.Duration(b.Elapsed*float64(time.Second)))),

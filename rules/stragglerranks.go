@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/coroner-dev/coroner/parser/facts"
+	"github.com/coroner-dev/coroner/rules/derive"
 )
 
 func init() { Register(stragglerRanksRule) }
@@ -99,7 +100,7 @@ func reportStragglers(p *Pass, l *facts.Log, typ facts.EventType, what string) {
 	for i, r := range all {
 		secs[i] = r.s
 	}
-	med := median(secs)
+	med := derive.Median(secs)
 	var slow, rest []rankTime
 	for _, r := range all {
 		if r.s >= 2*med && r.s >= med+30 {
@@ -127,7 +128,7 @@ func reportStragglers(p *Pass, l *facts.Log, typ facts.EventType, what string) {
 	if host := sharedHost(slow, rest); host != "" {
 		msg += fmt.Sprintf(" The slow ranks all run on %s: the node is behind, not a rank.", host)
 	}
-	ph := phaseOf[typ]
+	ph := derive.PhaseOf[typ]
 	if typ == facts.EventLoadEnd {
 		ph = PhaseWeightsLoading
 	} else if typ == facts.EventGraphEnd {

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 
@@ -105,4 +106,43 @@ func batchLabel(ps []*RatePoint) string {
 		return fmt.Sprintf("%.0f", lo)
 	}
 	return fmt.Sprintf("%.0f-%.0f", lo, hi)
+}
+
+// comparableBatch groups batch sizes whose throughput can be compared:
+// exact up to 8 requests, then bins 25% wide.
+func comparableBatch(b float64) int {
+	if b <= 8 {
+		return int(b)
+	}
+	return 8 + int(math.Log(b/8)/math.Log(1.25)) + 1
+}
+
+// figures is the throughput in a few words for a message.
+func figures(s *RuntimeSeries) string {
+	if ss := s.SingleStream(); ss != nil {
+		return fmt.Sprintf("single-stream %s tok/s here", fmtRate(ss.Median))
+	}
+	return fmt.Sprintf("mean %s tok/s here", fmtRate(s.Mean))
+}
+
+func inFlight(pt *RatePoint) string {
+	var parts []string
+	if pt.Batch > 0 {
+		parts = append(parts, fmt.Sprintf("%.0f running", pt.Batch))
+	}
+	if pt.Queue > 0 {
+		parts = append(parts, fmt.Sprintf("%.0f waiting", pt.Queue))
+	}
+	if len(parts) == 0 {
+		return "requests in flight"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// headline is the finding's title: the single-stream figure, else the mean.
+func headline(s *RuntimeSeries) string {
+	if ss := s.SingleStream(); ss != nil {
+		return fmt.Sprintf("single-stream %s tok/s", fmtRate(ss.Median))
+	}
+	return fmt.Sprintf("mean %s tok/s", fmtRate(s.Mean))
 }

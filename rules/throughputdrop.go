@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/coroner-dev/coroner/parser/facts"
+	"github.com/coroner-dev/coroner/rules/derive"
 )
 
 func init() { Register(throughputDropRule) }
@@ -123,7 +124,7 @@ func worstDrop(s *RuntimeSeries) *drop {
 // dropIn looks for three lines in a row under dropRatio of the best median
 // of three lines before them.
 func dropIn(ps []*RatePoint) *drop {
-	win := func(i int) float64 { return median([]float64{ps[i].Rate, ps[i+1].Rate, ps[i+2].Rate}) }
+	win := func(i int) float64 { return derive.Median([]float64{ps[i].Rate, ps[i+1].Rate, ps[i+2].Rate}) }
 	best, bestAt := 0.0, -1
 	for j := 3; j+2 < len(ps); j++ {
 		if i := j - 3; win(i) > best {
@@ -145,7 +146,7 @@ func dropIn(ps []*RatePoint) *drop {
 			for _, p := range d.low {
 				vals = append(vals, p.Rate)
 			}
-			d.lowRate = median(vals)
+			d.lowRate = derive.Median(vals)
 			for i := end; i+2 < len(ps); i++ {
 				if win(i) >= 0.8*best {
 					d.recovered = true

@@ -32,12 +32,6 @@ type Cause struct {
 	Why        string   `json:"-"`
 }
 
-// outcomePriority decides between the outcomes findings claim: a crash
-// explains more than a hang, a hang more than slowness.
-var outcomePriority = map[Outcome]int{
-	OutcomeCrashed: 5, OutcomeHung: 4, OutcomeSlow: 3, OutcomeInProgress: 2, OutcomeReady: 1, OutcomeUnknown: 0,
-}
-
 func decide(idx *Index, fs []Finding, ruledOut []RuledOut) Verdict {
 	v := Verdict{Outcome: OutcomeUnknown}
 	best := -1
@@ -45,7 +39,7 @@ func decide(idx *Index, fs []Finding, ruledOut []RuledOut) Verdict {
 		if f.Outcome == "" {
 			continue
 		}
-		if p := outcomePriority[f.Outcome]; p > best {
+		if p := f.Outcome.Priority(); p > best {
 			best = p
 			v.Outcome = f.Outcome
 			v.Phase = f.Phase

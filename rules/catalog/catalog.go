@@ -21,3 +21,26 @@ var Xid []byte
 //
 //go:embed json/xid.json
 var XidJSON []byte
+
+// Signatures is signatures.yaml: the catalog of known error texts (read by
+// package rules/derive, which takes each entry's line from it).
+//
+//go:embed signatures.yaml
+var Signatures []byte
+
+// Exceptions is exceptions.yaml: the classes of errors.
+//
+//go:embed exceptions.yaml
+var Exceptions []byte
+
+// The JSON forms the binary decodes (json/, go generate ./rules/catalog).
+var (
+	//go:embed json/signatures.json
+	SignaturesJSON []byte
+	//go:embed json/exceptions.json
+	ExceptionsJSON []byte
+	//go:embed json/versions.json
+	VersionsJSON []byte
+	//go:embed json/frames.json
+	FramesJSON []byte
+)

@@ -1,4 +1,4 @@
-package rules
+package derive
 
 import (
 	"testing"
@@ -15,7 +15,7 @@ import (
 // time rank 0's shard bar took (9 s): the bar ends when the shards are
 // read, the rank's loading when it says so.
 func TestWeightLoadSpansAreThePrintedTimes(t *testing.T) {
-	f, err := parser.Parse([]string{"../fixtures/corpus/fulllogs/sglang-glm5-tp8-mi355x-graphcrash"}, parser.Options{})
+	f, err := parser.Parse([]string{"../../fixtures/corpus/fulllogs/sglang-glm5-tp8-mi355x-graphcrash"}, parser.Options{})
 	require.NoError(t, err)
 	idx := Derive(f, nil)
 	printed := map[string]float64{}

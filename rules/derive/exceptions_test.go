@@ -1,14 +1,16 @@
-package rules
+package derive
 
 import (
 	"testing"
+
+	catdata "github.com/coroner-dev/coroner/rules/catalog"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
 func TestBuiltinClassesAreValid(t *testing.T) {
-	cls, err := ParseCatalog(builtinClasses, "catalog/exceptions.yaml")
+	cls, err := ParseCatalog(catdata.Exceptions, "catalog/exceptions.yaml")
 	require.NoError(t, err)
 	require.NotEmpty(t, cls)
 	for _, c := range cls {

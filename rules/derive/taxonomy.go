@@ -1,4 +1,4 @@
-package rules
+package derive
 
 // The closed vocabulary (the README lists it). The string values are a contract: the
 // JSON report and the fixture expectations speak them.
@@ -15,6 +15,22 @@ const (
 	OutcomeSlow       Outcome = "slow"
 	OutcomeUnknown    Outcome = "unknown"
 )
+
+// outcomePriority decides between the outcomes findings claim: a crash
+// explains more than a hang, a hang more than slowness.
+var outcomePriority = map[Outcome]int{
+	OutcomeCrashed: 5, OutcomeHung: 4, OutcomeSlow: 3, OutcomeInProgress: 2, OutcomeReady: 1, OutcomeUnknown: 0,
+}
+
+// Priority ranks the outcome among those findings claim (see
+// outcomePriority); 0 for one the taxonomy lacks, as for unknown.
+func (o Outcome) Priority() int { return outcomePriority[o] }
+
+// Valid reports an outcome of the taxonomy.
+func (o Outcome) Valid() bool {
+	_, ok := outcomePriority[o]
+	return ok
+}
 
 // Phase is a stage of a server's life, in the order they happen.
 type Phase string

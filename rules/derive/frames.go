@@ -1,4 +1,4 @@
-package rules
+package derive
 
 import (
 	"errors"
@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	catdata "github.com/coroner-dev/coroner/rules/catalog"
 
 	"github.com/coroner-dev/coroner/parser/facts"
 )
@@ -142,7 +144,7 @@ type Suggestion struct {
 // BuiltinFrames returns the embedded frame map; tests validate it, so an
 // error here is a build defect.
 func BuiltinFrames() *FrameMap {
-	m, err := parseFrames(decodeJSON(builtinFramesJSON, "catalog/frames.yaml"), "catalog/frames.yaml")
+	m, err := parseFrames(decodeJSON(catdata.FramesJSON, "catalog/frames.yaml"), "catalog/frames.yaml")
 	if err != nil {
 		panic(err)
 	}
@@ -351,17 +353,17 @@ func calledNames(code string) []string {
 // InnermostLibrary returns the library of the innermost frame some library
 // owns, and that frame.
 func (m *FrameMap) InnermostLibrary(tb *facts.Traceback) (string, facts.Frame, bool) {
-	if lib, i := m.innermostLibrary(tb); lib != nil {
+	if lib, i := m.InnermostLibraryFrame(tb); lib != nil {
 		return lib.Library, tb.Frames[i], true
 	}
 	return "", facts.Frame{}, false
 }
 
-// innermostLibrary is the library of the innermost frame a library owns,
+// InnermostLibraryFrame is the library of the innermost frame a library owns,
 // and that frame's index. A fallback library (a model's own code, which
 // every forward pass runs through) yields to a library further out: the
 // capture or the kernel library that called it says more.
-func (m *FrameMap) innermostLibrary(tb *facts.Traceback) (*FrameLibrary, int) {
+func (m *FrameMap) InnermostLibraryFrame(tb *facts.Traceback) (*FrameLibrary, int) {
 	var fb *FrameLibrary
 	at := -1
 	for i := len(tb.Frames) - 1; i >= 0; i-- {

@@ -1,7 +1,6 @@
-package rules
+package derive
 
 import (
-	_ "embed"
 	"errors"
 	"fmt"
 	"regexp"
@@ -13,26 +12,8 @@ import (
 	"time"
 
 	"github.com/coroner-dev/coroner/parser/facts"
+	catdata "github.com/coroner-dev/coroner/rules/catalog"
 	"github.com/coroner-dev/coroner/rules/catalog/jsonform"
-)
-
-//go:embed catalog/signatures.yaml
-var builtinCatalog []byte
-
-//go:embed catalog/exceptions.yaml
-var builtinClasses []byte
-
-// The JSON forms the binary decodes (catalog/json, go generate
-// ./rules/catalog); the YAML above still gives each entry its line.
-var (
-	//go:embed catalog/json/signatures.json
-	builtinCatalogJSON []byte
-	//go:embed catalog/json/exceptions.json
-	builtinClassesJSON []byte
-	//go:embed catalog/json/versions.json
-	builtinVersionsJSON []byte
-	//go:embed catalog/json/frames.json
-	builtinFramesJSON []byte
 )
 
 // decodeYAML decodes a catalog strictly (a key no field takes is an error),
@@ -221,15 +202,15 @@ func BuiltinCatalog() []*Signature { return slices.Clone(builtinOnce()) }
 var builtinOnce = sync.OnceValue(parseBuiltinCatalog)
 
 func parseBuiltinCatalog() []*Signature {
-	sigs, err := parseCatalog(builtinCatalog, "catalog/signatures.yaml", decodeJSON(builtinCatalogJSON, "catalog/signatures.yaml"))
+	sigs, err := parseCatalog(catdata.Signatures, "catalog/signatures.yaml", decodeJSON(catdata.SignaturesJSON, "catalog/signatures.yaml"))
 	if err != nil {
 		panic(err)
 	}
-	classes, err := parseCatalog(builtinClasses, "catalog/exceptions.yaml", decodeJSON(builtinClassesJSON, "catalog/exceptions.yaml"))
+	classes, err := parseCatalog(catdata.Exceptions, "catalog/exceptions.yaml", decodeJSON(catdata.ExceptionsJSON, "catalog/exceptions.yaml"))
 	if err != nil {
 		panic(err)
 	}
-	derived, err := parseDerived(decodeJSON(builtinVersionsJSON, "catalog/versions.yaml"))
+	derived, err := parseDerived(decodeJSON(catdata.VersionsJSON, "catalog/versions.yaml"))
 	if err != nil {
 		panic(err)
 	}
@@ -308,6 +289,12 @@ func ApplyDerived(sigs []*Signature, ds []*DerivedRange) error {
 	return errors.Join(errs...)
 }
 
+// idRE is the form of rule and signature IDs: kebab-case.
+var idRE = regexp.MustCompile(`^[a-z][a-z0-9]*(-[a-z0-9]+)*$`)
+
+// ValidID reports an ID in kebab-case, the form of rule and signature IDs.
+func ValidID(id string) bool { return idRE.MatchString(id) }
+
 // LayerClass marks a class of errors (see Signature.Layer).
 const LayerClass = "class"
 
@@ -365,7 +352,7 @@ func (s *Signature) Check() []Problem {
 	add := func(field, format string, args ...any) {
 		probs = append(probs, Problem{Field: field, Msg: fmt.Sprintf(format, args...)})
 	}
-	if !idRE.MatchString(s.ID) {
+	if !ValidID(s.ID) {
 		add("id", "id %q is not kebab-case", s.ID)
 	}
 	s.rx, s.pf = nil, prefilter{}
@@ -392,7 +379,7 @@ func (s *Signature) Check() []Problem {
 		add("confidence", "confidence %v is not in (0, 1]", s.Confidence)
 	}
 	if s.Outcome != "" {
-		if _, ok := outcomePriority[s.Outcome]; !ok {
+		if !s.Outcome.Valid() {
 			add("outcome", "outcome %q is not in the taxonomy", s.Outcome)
 		}
 	}
@@ -494,7 +481,7 @@ func ShutdownLine(l *facts.Log) int {
 // them, facts.Log.Unmatched) and the kernel log. A signature matches a line
 // once.
 func matchCatalog(f *facts.Facts, sigs []*Signature) []SigMatch {
-	return matchSignatures(f, withoutRelays(sigs))
+	return MatchSignatures(f, withoutRelays(sigs))
 }
 
 // withoutRelays leaves out the relays (Signature.Relay).
@@ -508,8 +495,8 @@ func withoutRelays(sigs []*Signature) []*Signature {
 	return out
 }
 
-// matchSignatures is matchCatalog over the given signatures, relays or not.
-func matchSignatures(f *facts.Facts, sigs []*Signature) []SigMatch {
+// MatchSignatures is matchCatalog over the given signatures, relays or not.
+func MatchSignatures(f *facts.Facts, sigs []*Signature) []SigMatch {
 	var out []SigMatch
 	type key struct {
 		sig  *Signature
@@ -652,10 +639,10 @@ func (idx *Index) Matches(owner string, ids ...string) []SigMatch {
 	return out
 }
 
-// matchPhase is the phase the process that wrote a matched log line was in
+// MatchPhase is the phase the process that wrote a matched log line was in
 // at that line, or otherwise for a match that is no log event (a kernel
 // line).
-func (idx *Index) matchPhase(m SigMatch, otherwise Phase) Phase {
+func (idx *Index) MatchPhase(m SigMatch, otherwise Phase) Phase {
 	if m.Log != nil && m.Event != nil {
 		if pl := idx.PlaceFailure(m.Log, m.Event); pl.Phase != "" {
 			return pl.Phase

@@ -1,4 +1,4 @@
-package rules
+package derive
 
 import (
 	"bytes"
@@ -146,7 +146,7 @@ func LevelMisses(f *facts.Facts, sigs []*Signature) []LevelMiss {
 		return nil
 	}
 	var out []LevelMiss
-	for _, m := range matchSignatures(f, open) {
+	for _, m := range MatchSignatures(f, open) {
 		s := orig[m.Sig]
 		lv := facts.LevelNone
 		if m.Event != nil {

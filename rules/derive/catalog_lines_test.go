@@ -1,9 +1,11 @@
-package rules
+package derive
 
 import (
 	"slices"
 	"strings"
 	"testing"
+
+	catdata "github.com/coroner-dev/coroner/rules/catalog"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -1110,7 +1112,7 @@ var catalogLines = []struct {
 // misses, every entry has lines, and every line says which entry it is
 // for.
 func TestCatalogLines(t *testing.T) {
-	sigs, err := ParseCatalog(builtinCatalog, "catalog/signatures.yaml")
+	sigs, err := ParseCatalog(catdata.Signatures, "catalog/signatures.yaml")
 	require.NoError(t, err)
 	byID := map[string]*Signature{}
 	for _, s := range sigs {
@@ -1155,7 +1157,7 @@ var sharedLines = map[string][]string{
 }
 
 func TestCatalogLinesAreClaimedOnce(t *testing.T) {
-	sigs, err := ParseCatalog(builtinCatalog, "catalog/signatures.yaml")
+	sigs, err := ParseCatalog(catdata.Signatures, "catalog/signatures.yaml")
 	require.NoError(t, err)
 	byID := map[string]*Signature{}
 	for _, s := range sigs {

@@ -1,4 +1,4 @@
-package rules
+package derive
 
 import (
 	"fmt"
@@ -156,7 +156,7 @@ func RuntimeOf(idx *Index) *Runtime {
 	multi := len(idx.Facts.Logs) > 1
 	for _, l := range idx.Facts.Logs {
 		for _, s := range l.Series {
-			if !isRateSeries(s) {
+			if !IsRateSeries(s) {
 				continue
 			}
 			rs := &RuntimeSeries{Log: l, Series: s, Engine: l.Engine, Name: s.Proc.Key(), Compacted: s.PerBucket > 1}
@@ -179,7 +179,7 @@ func RuntimeOf(idx *Index) *Runtime {
 	return rt
 }
 
-func isRateSeries(s *facts.Series) bool {
+func IsRateSeries(s *facts.Series) bool {
 	switch s.Type {
 	case facts.EventStatDecode:
 		return true
@@ -241,7 +241,7 @@ func prefillOf(l *facts.Log, s *facts.Series) [][2]int {
 // batchKeys are the running-request fields, SGLang's first.
 var batchKeys = []string{"running_req", "running"}
 
-func aggOf(b *facts.Bucket, keys ...string) *facts.Agg {
+func AggOf(b *facts.Bucket, keys ...string) *facts.Agg {
 	for _, k := range keys {
 		if a := b.Agg(k); a != nil && a.N > 0 {
 			return a
@@ -255,28 +255,28 @@ func (s *RuntimeSeries) points(prefill [][2]int) {
 	bs := s.Series.Buckets
 	for _, b := range bs {
 		p := RatePoint{Src: b.Src, Start: b.Start, End: b.End, N: b.N, Batch: -1, KV: -1, Graph: -1, Tokens: -1}
-		if a := aggOf(b, batchKeys...); a != nil && a.Min == a.Max {
+		if a := AggOf(b, batchKeys...); a != nil && a.Min == a.Max {
 			p.Batch = a.Min
 		}
-		if a := aggOf(b, "gen_throughput"); a != nil {
+		if a := AggOf(b, "gen_throughput"); a != nil {
 			p.Rate = a.Mean()
 		}
-		if a := aggOf(b, "prompt_throughput"); a != nil {
+		if a := AggOf(b, "prompt_throughput"); a != nil {
 			p.Prompt = a.Mean()
 		}
-		if a := aggOf(b, "queue_req", "waiting"); a != nil {
+		if a := AggOf(b, "queue_req", "waiting"); a != nil {
 			p.Queue = a.Max
 		}
-		if a := aggOf(b, "token_usage", "full_token_usage", "gpu_token_usage"); a != nil {
+		if a := AggOf(b, "token_usage", "full_token_usage", "gpu_token_usage"); a != nil {
 			p.KV = a.Max
 		}
-		if a := aggOf(b, "kv_cache_usage_pct"); a != nil {
+		if a := AggOf(b, "kv_cache_usage_pct"); a != nil {
 			p.KV = a.Max / 100
 		}
-		if a := aggOf(b, "cuda_graph"); a != nil {
+		if a := AggOf(b, "cuda_graph"); a != nil {
 			p.Graph = a.Mean()
 		}
-		if a := aggOf(b, "tokens", "full_token"); a != nil && b.N == 1 {
+		if a := AggOf(b, "tokens", "full_token"); a != nil && b.N == 1 {
 			p.Tokens = a.Max
 		}
 		s.Points = append(s.Points, p)
@@ -353,7 +353,7 @@ func gapLimitOf(ps []RatePoint) time.Duration {
 	}
 	limit := 5 * time.Second
 	if len(ds) > 0 {
-		limit = max(limit, time.Duration(2.5*median(ds)*float64(time.Second)))
+		limit = max(limit, time.Duration(2.5*Median(ds)*float64(time.Second)))
 	}
 	return limit
 }
@@ -407,7 +407,7 @@ func (s *RuntimeSeries) batches() {
 			sum += p.Rate * float64(p.N)
 			br.N += p.N
 		}
-		br.Median = median(vals)
+		br.Median = Median(vals)
 		br.Mean = sum / float64(br.N)
 		br.Min, br.Max = vals[0], vals[0]
 		best := math.Inf(1)
@@ -428,7 +428,7 @@ func dropFarBelow(ps []*RatePoint) []*RatePoint {
 	for _, p := range ps {
 		vals = append(vals, p.Rate)
 	}
-	m := median(vals)
+	m := Median(vals)
 	var out []*RatePoint
 	for _, p := range ps {
 		if p.Rate >= m/2 {
@@ -438,7 +438,7 @@ func dropFarBelow(ps []*RatePoint) []*RatePoint {
 	return out
 }
 
-func median(vs []float64) float64 {
+func Median(vs []float64) float64 {
 	if len(vs) == 0 {
 		return 0
 	}
@@ -595,43 +595,4 @@ func quotedField(s, key string) string {
 		}
 	}
 	return ""
-}
-
-// comparableBatch groups batch sizes whose throughput can be compared:
-// exact up to 8 requests, then bins 25% wide.
-func comparableBatch(b float64) int {
-	if b <= 8 {
-		return int(b)
-	}
-	return 8 + int(math.Log(b/8)/math.Log(1.25)) + 1
-}
-
-// figures is the throughput in a few words for a message.
-func figures(s *RuntimeSeries) string {
-	if ss := s.SingleStream(); ss != nil {
-		return fmt.Sprintf("single-stream %s tok/s here", fmtRate(ss.Median))
-	}
-	return fmt.Sprintf("mean %s tok/s here", fmtRate(s.Mean))
-}
-
-func inFlight(pt *RatePoint) string {
-	var parts []string
-	if pt.Batch > 0 {
-		parts = append(parts, fmt.Sprintf("%.0f running", pt.Batch))
-	}
-	if pt.Queue > 0 {
-		parts = append(parts, fmt.Sprintf("%.0f waiting", pt.Queue))
-	}
-	if len(parts) == 0 {
-		return "requests in flight"
-	}
-	return strings.Join(parts, ", ")
-}
-
-// headline is the finding's title: the single-stream figure, else the mean.
-func headline(s *RuntimeSeries) string {
-	if ss := s.SingleStream(); ss != nil {
-		return fmt.Sprintf("single-stream %s tok/s", fmtRate(ss.Median))
-	}
-	return fmt.Sprintf("mean %s tok/s", fmtRate(s.Mean))
 }

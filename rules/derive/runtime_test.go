@@ -1,4 +1,4 @@
-package rules_test
+package derive_test
 
 import (
 	"testing"
@@ -7,14 +7,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coroner-dev/coroner/parser"
-	"github.com/coroner-dev/coroner/rules"
+	"github.com/coroner-dev/coroner/rules/derive"
 )
 
-func runtimeOf(t *testing.T, dir string) *rules.Runtime {
+func runtimeOf(t *testing.T, dir string) *derive.Runtime {
 	t.Helper()
 	f, err := parser.Parse([]string{dir}, parser.Options{Year: 2026})
 	require.NoError(t, err)
-	return rules.RuntimeOf(rules.Derive(f, nil))
+	return derive.RuntimeOf(derive.Derive(f, nil))
 }
 
 // TestRuntimeRealLogs checks the reduction against real captures; the
@@ -22,7 +22,7 @@ func runtimeOf(t *testing.T, dir string) *rules.Runtime {
 // (sums and means of the printed values).
 func TestRuntimeRealLogs(t *testing.T) {
 	t.Run("sglang DFlash drafter", func(t *testing.T) {
-		rt := runtimeOf(t, "../fixtures/corpus/fulllogs/sglang-spark-laguna-int4")
+		rt := runtimeOf(t, "../../fixtures/corpus/fulllogs/sglang-spark-laguna-int4")
 		s := rt.Primary()
 		require.NotNil(t, s)
 		assert.Equal(t, "main", s.Name)
@@ -44,7 +44,7 @@ func TestRuntimeRealLogs(t *testing.T) {
 		assert.Equal(t, 15, s.Accept.DraftTokens)
 	})
 	t.Run("vllm DFlash drafter", func(t *testing.T) {
-		rt := runtimeOf(t, "../fixtures/corpus/fulllogs/vllm-spark-laguna-nvfp4")
+		rt := runtimeOf(t, "../../fixtures/corpus/fulllogs/vllm-spark-laguna-nvfp4")
 		s := rt.Primary()
 		require.NotNil(t, s)
 		assert.Equal(t, "APIServer", s.Name)
@@ -63,9 +63,9 @@ func TestRuntimeStoryFigures(t *testing.T) {
 		single float64
 		steady int
 	}{
-		{"../fixtures/runtime/sglang-k25-baseline-63tps", 63.6, 120},
-		{"../fixtures/runtime/sglang-k25-tuned-90tps", 90.0, 120},
-		{"../fixtures/runtime/vllm-k25-82tps", 82.5, 7},
+		{"../../fixtures/runtime/sglang-k25-baseline-63tps", 63.6, 120},
+		{"../../fixtures/runtime/sglang-k25-tuned-90tps", 90.0, 120},
+		{"../../fixtures/runtime/vllm-k25-82tps", 82.5, 7},
 	} {
 		t.Run(c.dir, func(t *testing.T) {
 			s := runtimeOf(t, c.dir).Primary()

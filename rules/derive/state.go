@@ -1,4 +1,4 @@
-package rules
+package derive
 
 import (
 	"sort"
@@ -231,30 +231,8 @@ func RootFailure(st *State) *facts.LogEvent {
 	return fs[0]
 }
 
-func failureText(e *facts.LogEvent) string {
-	if tb := e.Traceback; tb != nil {
-		if tb.ExcMsg == "" {
-			return tb.ExcType
-		}
-		return tb.ExcType + ": " + tb.ExcMsg
-	}
-	return e.Msg
-}
-
-// logOf returns the log that holds the event, or nil.
-func logOf(idx *Index, e *facts.LogEvent) *facts.Log {
-	for _, l := range idx.Facts.Logs {
-		for _, x := range l.Events {
-			if x == e {
-				return l
-			}
-		}
-	}
-	return nil
-}
-
-// bindFailure reports a failure that is a taken port.
-func bindFailure(idx *Index, e *facts.LogEvent) bool {
+// BindFailure reports a failure that is a taken port.
+func BindFailure(idx *Index, e *facts.LogEvent) bool {
 	for _, m := range idx.SigMatches {
 		if m.Event == e && m.Sig.Category == CatPortInUse {
 			return true
@@ -280,9 +258,21 @@ func isWrapper(e *facts.LogEvent) bool {
 // the process went on past the error.
 func progressAfter(l *facts.Log, e *facts.LogEvent) bool {
 	for _, o := range l.Events {
-		if _, ok := phaseOf[o.Type]; ok && o.Src.Line > e.Src.Line && o.Proc.Key() == e.Proc.Key() && o.Type != facts.EventShutdown {
+		if _, ok := PhaseOf[o.Type]; ok && o.Src.Line > e.Src.Line && o.Proc.Key() == e.Proc.Key() && o.Type != facts.EventShutdown {
 			return true
 		}
 	}
 	return false
 }
+
+// rootTypes are failures that carry their own cause; the others report a
+// failure elsewhere.
+var rootTypes = map[facts.EventType]bool{
+	facts.EventTraceback: true, facts.EventSchedulerCrash: true, facts.EventOOM: true,
+	facts.EventGraphFailed: true, facts.EventJITFailed: true, facts.EventCollectiveTimout: true,
+	facts.EventWatchdogTimeout: true,
+}
+
+// wrapperExceptions say "see above" rather than what went wrong.
+var wrapperExceptions = []string{"Engine core initialization failed", "EngineDeadError", "Executor failed",
+	"WorkerProc initialization failed", "Initialization failed", "scheduler died", "is dead"}

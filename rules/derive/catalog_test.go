@@ -1,32 +1,14 @@
-package rules
+package derive
 
 import (
 	"strings"
 	"testing"
 
+	catdata "github.com/coroner-dev/coroner/rules/catalog"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-func TestBuiltinCatalogIsValid(t *testing.T) {
-	sigs, err := ParseCatalog(builtinCatalog, "catalog/signatures.yaml")
-	require.NoError(t, err)
-	require.NotEmpty(t, sigs)
-	ids := map[string]bool{}
-	for _, r := range Registered() {
-		ids[r.ID] = true
-	}
-	for _, s := range sigs {
-		if s.Owner != "" {
-			assert.True(t, ids[s.Owner], "signature %s names owner %s, which is no registered rule", s.ID, s.Owner)
-		}
-		assert.NotEmpty(t, s.Remedy, "signature %s needs a remedy (coroner rules explain prints it)", s.ID)
-	}
-	// Patterns compile at their first use; every one must.
-	for _, s := range BuiltinCatalog() {
-		assert.NotNil(t, s.Regexp(), "signature %s: its pattern does not compile", s.ID)
-	}
-}
 
 // Every entry of the catalog is complete: a category (or a relay), a
 // remedy, a version range (its own, or derived from the release tags by
@@ -67,7 +49,7 @@ func TestBuiltinCatalogEntriesAreComplete(t *testing.T) {
 // The ranges derived from release tags name entries that exist, and an
 // entry whose source was searched has its derived range or its own.
 func TestDerivedVersionsAreCurrent(t *testing.T) {
-	sigs, err := ParseCatalog(builtinCatalog, "catalog/signatures.yaml")
+	sigs, err := ParseCatalog(catdata.Signatures, "catalog/signatures.yaml")
 	require.NoError(t, err)
 	ds, err := ParseDerived(builtinVersions, "catalog/versions.yaml")
 	require.NoError(t, err)

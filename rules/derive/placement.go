@@ -1,4 +1,4 @@
-package rules
+package derive
 
 import (
 	"fmt"
@@ -82,7 +82,7 @@ func (idx *Index) PlaceFailure(l *facts.Log, e *facts.LogEvent) Placement {
 // begin or end) at or before line: the log shows where the run was.
 func milestoneBefore(l *facts.Log, line int) bool {
 	for _, e := range l.Events {
-		if _, ok := phaseOf[e.Type]; ok && e.Src.Line <= line {
+		if _, ok := PhaseOf[e.Type]; ok && e.Src.Line <= line {
 			return true
 		}
 	}
@@ -185,7 +185,7 @@ func (idx *Index) placeFailure(l *facts.Log, e *facts.LogEvent) Placement {
 		return Placement{Phase: PhaseWeightsLoading, By: "message", Src: e.Src,
 			Why: "the server failed to load the model (its weights or engine and the buffers it needs)"}
 	}
-	if l != nil && bindFailure(idx, e) && idx.State.Ready != nil && idx.State.Ready.Src.File == e.Src.File && idx.State.Ready.Src.Line < e.Src.Line {
+	if l != nil && BindFailure(idx, e) && idx.State.Ready != nil && idx.State.Ready.Src.File == e.Src.File && idx.State.Ready.Src.Line < e.Src.Line {
 		// uvicorn's "Application startup complete" comes before it binds
 		// its port: a bind failure after it is the API server's start.
 		return Placement{Phase: PhaseWarmup, By: "message", Src: e.Src, Why: "the API server could not bind its port after its app started"}
@@ -274,9 +274,9 @@ func engineDeadAfter(idx *Index, e *facts.LogEvent) (Placement, bool) {
 // third line).
 const restLines = 8
 
-// restOf reports a line nothing recognized right after e: the rest of its
+// RestOf reports a line nothing recognized right after e: the rest of its
 // message, as far as anyone can tell.
-func restOf(m SigMatch, e *facts.LogEvent) bool {
+func RestOf(m SigMatch, e *facts.LogEvent) bool {
 	return m.Event != nil && m.Event.Type == facts.EventLine && m.Src.File == e.Src.File &&
 		m.Src.Line > e.Src.Line && m.Src.Line <= e.Src.Line+restLines
 }
@@ -285,7 +285,7 @@ func restOf(m SigMatch, e *facts.LogEvent) bool {
 // its message, implies.
 func (idx *Index) sigPhase(e *facts.LogEvent) (Placement, bool) {
 	for _, m := range idx.SigMatches {
-		if (m.Event == e || restOf(m, e)) && m.Sig.Phase != "" {
+		if (m.Event == e || RestOf(m, e)) && m.Sig.Phase != "" {
 			return Placement{Phase: m.Sig.Phase, By: "signature", Src: m.Src,
 				Why: fmt.Sprintf("the error %q happens in %s", m.Sig.ID, m.Sig.Phase)}, true
 		}
@@ -308,7 +308,7 @@ var seqOneRe = regexp.MustCompile(`WorkNCCL\(SeqNum=1[,)]`)
 // distributed init.
 func ncclPlace(e *facts.LogEvent) (Placement, bool) {
 	if e.Type == facts.EventNCCLError {
-		chain := ncclChain(e)
+		chain := NCCLChain(e)
 		for _, f := range ncclSetupFiles {
 			if strings.Contains(chain, f) {
 				return Placement{Phase: PhaseDistributedInit, By: "message", Src: e.Src,
@@ -357,4 +357,20 @@ func (idx *Index) methodPhase(l *facts.Log, method string) (Phase, bool) {
 		}
 	}
 	return "", false
+}
+
+// NCCLChain is the files an NCCL error trace ran through, "" for another
+// line.
+func NCCLChain(e *facts.LogEvent) string {
+	if d, ok := e.Data.(*facts.NCCL); ok {
+		return d.Chain
+	}
+	return ""
+}
+
+func trimText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
 }

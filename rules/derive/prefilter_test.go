@@ -1,4 +1,4 @@
-package rules
+package derive
 
 import (
 	"bufio"
@@ -61,9 +61,9 @@ func TestPrefilterNeverHidesAMatch(t *testing.T) {
 		}
 	}
 	t.Logf("%d of %d signatures have a prefilter", filtered, len(sigs))
-	files, err := filepath.Glob("../fixtures/corpus/fulllogs/*/*")
+	files, err := filepath.Glob("../../fixtures/corpus/fulllogs/*/*")
 	require.NoError(t, err)
-	more, _ := filepath.Glob("testdata/*/*.txtar")
+	more, _ := filepath.Glob("../testdata/*/*.txtar")
 	files = append(files, more...)
 	require.NotEmpty(t, files)
 	lines, matched := 0, 0

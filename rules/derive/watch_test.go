@@ -1,4 +1,4 @@
-package rules
+package derive
 
 import (
 	"regexp"

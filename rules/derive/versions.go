@@ -1,4 +1,4 @@
-package rules
+package derive
 
 import (
 	"fmt"
@@ -361,61 +361,4 @@ func VersionsOf(f *facts.Facts) map[string]Running {
 		}
 	}
 	return out
-}
-
-// versionVerdict is what the versions say of one catalog match.
-type versionVerdict struct {
-	// Against is set when the running version makes the entry unlikely:
-	// outside the versions that print the message, or past its fix.
-	Against string
-	// Note is a sentence for the message; Remedy a sentence to put before
-	// the entry's remedy.
-	Note, Remedy string
-	Src          *facts.Source
-}
-
-// judgeVersions compares an entry's versions with the running ones.
-func judgeVersions(s *Signature, run map[string]Running) versionVerdict {
-	var vv versionVerdict
-	for _, c := range s.affected {
-		r, ok := run[c.Package]
-		if !ok {
-			continue
-		}
-		src := r.Src
-		if c.Contains(r.Version) {
-			vv.Note = fmt.Sprintf("This run uses %s %s (%s), which prints this message (%s).", c.Package, r.Version, r.From, c.Text)
-			vv.Src = &src
-			vv.Against = ""
-			break
-		}
-		vv.Against = fmt.Sprintf("this run uses %s %s (%s, %s), outside the versions that print this message (%s)", c.Package, r.Version, r.From, r.Src, c.Text)
-		vv.Note = capitalize(vv.Against) + ": the line may come from another installation than the one reported, or the version reading is wrong."
-		vv.Src = &src
-	}
-	if s.fix == nil {
-		return vv
-	}
-	fx := *s.fix
-	r, ok := run[fx.Package]
-	switch {
-	case !ok:
-		vv.Remedy = fmt.Sprintf("Fixed in %s; the bundle shows no %s version: upgrade if this run uses an older one.", fx, fx.Package)
-	case r.Version.Compare(fx.Version) < 0:
-		vv.Remedy = fmt.Sprintf("Fixed in %s; this run uses %s %s: upgrade.", fx, fx.Package, r.Version)
-		vv.Note = strings.TrimSpace(vv.Note + " " + fmt.Sprintf("Fixed in %s; this run uses %s %s (%s, %s), which predates the fix.", fx, fx.Package, r.Version, r.From, r.Src))
-		src := r.Src
-		vv.Src = &src
-	default:
-		why := fmt.Sprintf("fixed in %s; this run uses %s %s (%s, %s), which has the fix", fx, fx.Package, r.Version, r.From, r.Src)
-		if vv.Against == "" {
-			vv.Against = why
-		} else {
-			vv.Against += "; " + why
-		}
-		vv.Note = strings.TrimSpace(vv.Note + " " + capitalize(why) + ": the cause is likely another, or a case the fix does not cover.")
-		src := r.Src
-		vv.Src = &src
-	}
-	return vv
 }

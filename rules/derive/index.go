@@ -1,10 +1,9 @@
-package rules
+package derive
 
 import (
 	"fmt"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -461,18 +460,18 @@ func LastActivity(l *facts.Log) LogActivity {
 			continue
 		}
 		if end := barEnd(b); end.After(a.Time) {
-			a = LogActivity{Time: end, Src: b.Src, Text: barText(b)}
+			a = LogActivity{Time: end, Src: b.Src, Text: BarText(b)}
 		}
 	}
 	return a
 }
 
-func barText(b *facts.ProgressBar) string {
+func BarText(b *facts.ProgressBar) string {
 	s := b.Desc
 	if b.Detail != "" {
 		s += " (" + b.Detail + ")"
 	}
-	return fmt.Sprintf("%s: %d/%d [%s elapsed]", s, b.N, b.Total, humanDuration(time.Duration(b.Elapsed*float64(time.Second))))
+	return fmt.Sprintf("%s: %d/%d [%s elapsed]", s, b.N, b.Total, facts.Duration(time.Duration(b.Elapsed*float64(time.Second))))
 }
 
 // MainLog returns the server log with the most lines, or nil.
@@ -514,6 +513,13 @@ func (idx *Index) Events(types ...facts.EventType) []*facts.LogEvent {
 	return out
 }
 
+// Evidence is one cited piece of evidence.
+type Evidence struct {
+	Src facts.Source `json:"src"`
+	// Text is the evidence as it reads (a log line, a ps row, a field = value).
+	Text string `json:"text"`
+}
+
 // Ev cites a log event.
 func Ev(e *facts.LogEvent) Evidence {
 	return Evidence{Src: e.Src, Text: e.Msg}
@@ -529,16 +535,16 @@ func EvProc(p *facts.Process) Evidence {
 		title = title[:160] + "..."
 	}
 	return Evidence{Src: p.Src, Text: fmt.Sprintf("pid %d ppid %d %s cpu %s rss %s: %s", p.PID, p.PPID, p.Stat,
-		fmtCPU(p.CPUTime), fmtKB(p.RSSKB), title)}
+		FormatCPU(p.CPUTime), FormatKB(p.RSSKB), title)}
 }
 
-func fmtCPU(d time.Duration) string {
+func FormatCPU(d time.Duration) string {
 	m := int(d / time.Minute)
 	s := int(d%time.Minute) / int(time.Second)
 	return fmt.Sprintf("%d:%02d", m, s)
 }
 
-func fmtKB(kb int64) string {
+func FormatKB(kb int64) string {
 	switch {
 	case kb >= 1<<20:
 		return fmt.Sprintf("%.1f GiB", float64(kb)/(1<<20))
@@ -546,94 +552,4 @@ func fmtKB(kb int64) string {
 		return fmt.Sprintf("%.0f MiB", float64(kb)/(1<<10))
 	}
 	return fmt.Sprintf("%d KiB", kb)
-}
-
-// parseSizeKB reads docker sizes: 64m, 1g, 512mb, 65536k, bytes.
-func parseSizeKB(s string) int64 {
-	s = strings.ToLower(strings.TrimSpace(s))
-	mult := 1.0 / 1024
-	for _, u := range []struct {
-		suf string
-		m   float64
-	}{{"gb", 1 << 20}, {"g", 1 << 20}, {"mb", 1 << 10}, {"m", 1 << 10}, {"kb", 1}, {"k", 1}, {"b", 1.0 / 1024}} {
-		if strings.HasSuffix(s, u.suf) {
-			s, mult = strings.TrimSuffix(s, u.suf), u.m
-			break
-		}
-	}
-	v, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		return 0
-	}
-	return int64(v * mult)
-}
-
-// tensorParallel reads the TP size from any source (0 when unknown).
-func tensorParallel(idx *Index) int {
-	if s, ok := idx.Setting("tp_size", "tensor_parallel_size", "tp"); ok {
-		n, _ := strconv.Atoi(strings.Trim(s.Value, `'"`))
-		return n
-	}
-	return 0
-}
-
-// captureLeft finds the custom all-reduce's graph-buffer registrations at
-// the end of a log that come while a capture bar stands below its total,
-// with no capture end between: the capture context was left early.
-func captureLeft(l *facts.Log) ([]*facts.LogEvent, *facts.ProgressBar) {
-	var bar *facts.ProgressBar
-	for _, b := range l.Bars {
-		if barPhase(b) == facts.EventGraphProgress && (bar == nil || b.Src.Line > bar.Src.Line) {
-			bar = b
-		}
-	}
-	if bar == nil || bar.Total <= 0 || bar.N >= bar.Total {
-		return nil, nil
-	}
-	var regs []*facts.LogEvent
-	for _, e := range l.Events {
-		if e.Src.Line <= bar.Src.Line {
-			continue
-		}
-		switch {
-		case e.Type == facts.EventCustomAllReduce && customARWhat(e) == "graph-buffers":
-			regs = append(regs, e)
-		case e.Type == facts.EventGraphEnd, e.Type == facts.EventGraphBegin, e.Type == facts.EventGraphProgress:
-			return nil, nil
-		}
-	}
-	if len(regs) == 0 {
-		return nil, nil
-	}
-	return regs, bar
-}
-
-// weightsBar returns the last weight-loading bar of the bundle's logs (the
-// last log that has one).
-func weightsBar(idx *Index) *facts.ProgressBar {
-	var out *facts.ProgressBar
-	for _, l := range idx.Facts.Logs {
-		for _, b := range l.Bars {
-			if barPhase(b) == facts.EventLoadProgress {
-				out = b
-			}
-		}
-	}
-	return out
-}
-
-func maxCPU(ps []*facts.Process) (m time.Duration) {
-	for _, p := range ps {
-		m = max(m, p.CPUTime)
-	}
-	return m
-}
-
-// customARWhat is what a custom-allreduce line is about ("graph-buffers"),
-// "" for another line.
-func customARWhat(e *facts.LogEvent) string {
-	if d, ok := e.Data.(*facts.CustomAllReduce); ok {
-		return d.What
-	}
-	return ""
 }

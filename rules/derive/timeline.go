@@ -1,4 +1,4 @@
-package rules
+package derive
 
 import (
 	"sort"
@@ -8,7 +8,7 @@ import (
 	"github.com/coroner-dev/coroner/parser/facts"
 )
 
-// phaseOf maps a recognized log event to the phase it starts. Events absent
+// PhaseOf maps a recognized log event to the phase it starts. Events absent
 // from the map start no phase: they happen inside one (JIT builds, NCCL
 // lines, warnings, errors).
 //
@@ -16,7 +16,7 @@ import (
 // taxonomy: vLLM compiles (torch-compile) before it sizes the KV cache,
 // SGLang sizes the KV cache before it captures graphs. A span ends where the
 // next begins.
-var phaseOf = map[facts.EventType]Phase{
+var PhaseOf = map[facts.EventType]Phase{
 	facts.EventServerArgs:     PhaseLaunch,
 	facts.EventNonDefaultArgs: PhaseLaunch,
 	facts.EventEngineInit:     PhaseLaunch,
@@ -104,7 +104,7 @@ func procTimelines(f *facts.Facts) []*ProcTimeline {
 				// and capture bars on rank 0 only.
 				proc = *rank0
 			}
-			switch barPhase(b) {
+			switch BarPhase(b) {
 			case facts.EventLoadProgress:
 				events = append(events, &facts.LogEvent{Src: b.FirstSrc, Time: b.Time, Proc: proc, Type: facts.EventLoadProgress})
 				if b.Done() {
@@ -131,7 +131,7 @@ func procTimelines(f *facts.Facts) []*ProcTimeline {
 		}
 		sort.SliceStable(events, func(i, j int) bool { return events[i].Src.Line < events[j].Src.Line })
 		for _, e := range events {
-			ph, ok := phaseOf[e.Type]
+			ph, ok := PhaseOf[e.Type]
 			if !ok {
 				continue
 			}
@@ -164,8 +164,8 @@ func procTimelines(f *facts.Facts) []*ProcTimeline {
 	return out
 }
 
-// barPhase says which phase a progress bar belongs to ("" for none).
-func barPhase(b *facts.ProgressBar) facts.EventType {
+// BarPhase says which phase a progress bar belongs to ("" for none).
+func BarPhase(b *facts.ProgressBar) facts.EventType {
 	switch {
 	case containsAny(b.Desc, "checkpoint shards", "loading shards", "Loading safetensors", "Loading pt", "Multi-thread loading", "Loading weights"):
 		return facts.EventLoadProgress
