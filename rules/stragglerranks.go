@@ -50,7 +50,7 @@ var stepDurations = []struct {
 }{
 	{facts.EventLoadEnd, "load the weights"},
 	{facts.EventMemoryProfile, "profile memory"},
-	{facts.EventTorchCompile, "run torch.compile"},
+	{facts.EventTorchCompileEnd, "run torch.compile"},
 	{facts.EventGraphEnd, "capture the CUDA graphs"},
 }
 
@@ -171,9 +171,9 @@ func trimFloat(v float64) string {
 	return s
 }
 
-// stepElapsed is the time a step's line printed it took. A torch-compile
-// line's payload (facts.Compile) prints its stages' times, not one elapsed
-// time, so those lines give none.
+// stepElapsed is the time a step's line printed it took: a milestone's
+// (vLLM's "torch.compile takes 11.02 s in total" is torch-compile-end's) or
+// memory profiling's.
 func stepElapsed(e *facts.LogEvent) (float64, bool) {
 	switch d := e.Data.(type) {
 	case *facts.Milestone:
