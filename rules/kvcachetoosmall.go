@@ -114,22 +114,10 @@ func maxModelLen(idx *Index) (float64, facts.Source, string) {
 			continue
 		}
 		for _, k := range []string{"max_model_len", "max_seq_len"} {
-			if v, err := strconv.ParseFloat(configStr(d.Config[k]), 64); err == nil && v > 0 {
+			if v, err := strconv.ParseFloat(facts.ValueText(d.Config[k]), 64); err == nil && v > 0 {
 				return v, e.Src, k
 			}
 		}
 	}
 	return 0, facts.Source{}, ""
-}
-
-// configStr is a value of an engine config as text, as the by-name
-// accessors print it: "" when absent or not a string, number or flag.
-func configStr(v any) string {
-	switch x := v.(type) {
-	case string:
-		return x
-	case float64, bool:
-		return fmt.Sprint(x)
-	}
-	return ""
 }

@@ -1,7 +1,6 @@
 package compare
 
 import (
-	"fmt"
 	"sort"
 	"strings"
 
@@ -103,7 +102,7 @@ func runSettings(r Run) map[string]*SettingValue {
 				if k == "version" || k == "engine_version" {
 					continue
 				}
-				put(k, configStr(d.Config[k]), "engine-config", e.Src)
+				put(k, facts.ValueText(d.Config[k]), "engine-config", e.Src)
 			}
 		}
 	}
@@ -194,16 +193,4 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-// configStr is a value of an engine config as text, as the by-name
-// accessors print it: "" when absent or not a string, number or flag.
-func configStr(v any) string {
-	switch x := v.(type) {
-	case string:
-		return x
-	case float64, bool:
-		return fmt.Sprint(x)
-	}
-	return ""
 }

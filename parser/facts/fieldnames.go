@@ -1,6 +1,7 @@
 package facts
 
 import (
+	"fmt"
 	"reflect"
 	"sort"
 	"strings"
@@ -126,4 +127,16 @@ func SetField(p Payload, name string, v any) bool {
 		return false
 	}
 	return false
+}
+
+// ValueText is a field's or a setting's value as text: a string as it is, a
+// number or flag as fmt prints it, anything else (or nothing) "".
+func ValueText(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case float64, bool:
+		return fmt.Sprint(x)
+	}
+	return ""
 }

@@ -221,17 +221,7 @@ func (e *LogEvent) Num(name string) (float64, bool) {
 }
 
 // Str returns a field by name as text ("" when absent).
-func (e *LogEvent) Str(name string) string {
-	switch v := Fields(e.Data)[name].(type) {
-	case string:
-		return v
-	case float64:
-		return fmt.Sprint(v)
-	case bool:
-		return fmt.Sprint(v)
-	}
-	return ""
-}
+func (e *LogEvent) Str(name string) string { return ValueText(Fields(e.Data)[name]) }
 
 // Bool returns a field by name if it is a flag.
 func (e *LogEvent) Bool(name string) (bool, bool) {

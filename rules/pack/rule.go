@@ -122,23 +122,11 @@ func (m *matcher) accepts(e *facts.LogEvent) bool {
 	fields := facts.Fields(e.Data)
 	for _, f := range m.fields {
 		v, ok := fields[f.key]
-		if !ok || !f.re.MatchString(fieldStr(v)) && !f.re.MatchString(fmt.Sprint(v)) {
+		if !ok || !f.re.MatchString(facts.ValueText(v)) && !f.re.MatchString(fmt.Sprint(v)) {
 			return false
 		}
 	}
 	return true
-}
-
-// fieldStr is a field's value as text, as facts.LogEvent.Str prints it: ""
-// for a value that is not a string, number or flag.
-func fieldStr(v any) string {
-	switch x := v.(type) {
-	case string:
-		return x
-	case float64, bool:
-		return fmt.Sprint(x)
-	}
-	return ""
 }
 
 // run is the rule's Run.
