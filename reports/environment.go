@@ -60,12 +60,14 @@ func (e Environment) empty() bool {
 	return len(e.GPUs)+len(e.Software)+len(e.ServerArgs)+len(e.EnvVars)+len(e.System) == 0
 }
 
-func buildEnvironment(f *facts.Facts, idx *rules.Index) Environment {
-	env := Environment{GPUs: []GPUGroup{}, Software: software(f), ServerArgs: serverArgs(f), EnvVars: envVars(f), System: system(f)}
-	if idx != nil { // nil for a report of sources only
-		env.GPUs, env.Engine = gpuGroups(idx.Inventory()), string(idx.Engine())
+func buildEnvironment(idx *rules.Index) Environment {
+	if idx == nil { // a report of sources only
+		return Environment{GPUs: []GPUGroup{}, Software: []Item{}, ServerArgs: []Item{}, EnvVars: []Item{}, System: []Item{}}
 	}
-	return env
+	return Environment{
+		GPUs: gpuGroups(idx.Inventory()), Engine: string(idx.Engine()),
+		Software: software(idx), ServerArgs: serverArgs(idx.Facts.Settings), EnvVars: envVars(idx.Facts.Env), System: system(idx),
+	}
 }
 
 // gpuGroups sums up the bundle's GPUs (the rules' inventory: every
@@ -114,7 +116,7 @@ var envReportKeys = map[string]string{
 
 var relevantPip = regexp.MustCompile(`^(torch|triton|vllm|sglang|sgl[-_]kernel|flashinfer.*|xformers|transformers|flash[-_]attn.*|deep[-_]gemm|nvidia-nccl.*|cuda-python|tensorrt.*|ray)$`)
 
-func software(f *facts.Facts) []Item {
+func software(idx *rules.Index) []Item {
 	var out []Item
 	seen := map[string]bool{}
 	add := func(name, value string, src facts.Source, note string) {
@@ -129,78 +131,53 @@ func software(f *facts.Facts) []Item {
 		seen[key] = true
 		out = append(out, Item{Name: name, Value: value, Source: loc2(src), Note: note})
 	}
-	for _, l := range f.Logs {
-		if l.Engine == facts.EngineUnknown {
+	soft := idx.Software()
+	engineLog := map[int]bool{}
+	for _, r := range rules.ReadingsOf(soft, rules.ByBanner) {
+		engineLog[r.Group] = true
+	}
+	for _, r := range soft {
+		switch {
+		case r.Kind == rules.ByBanner && r.Value != "":
+			add(r.Key, r.Value, r.Src, "")
+		case r.Kind == rules.ByBanner:
+			add(r.Key, "unknown", r.Src, "the log does not print its version")
+		case r.Kind == rules.ByNCCLRuntime && engineLog[r.Group]:
+			// The note speaks of the engine: the NCCL line of a log of no
+			// engine (nccl-tests) is not shown.
+			add("nccl-runtime", r.Value, r.Src, "as the engine loaded it")
+		}
+	}
+	for _, r := range rules.ReadingsOf(soft, rules.BySnapshot) {
+		note := ""
+		if r.Key == "cuda-driver" {
+			note = "the newest CUDA the driver supports"
+		}
+		add(r.Key, r.Value, r.Src, note)
+	}
+	envs := rules.ReadingsOf(soft, rules.ByEnvReport)
+	inReport := map[[2]any]bool{}
+	for _, r := range envs {
+		inReport[[2]any{r.Group, r.Key}] = true
+	}
+	for _, r := range envs {
+		if name, ok := envReportKeys[r.Key]; ok {
+			add(name, r.Value, r.Src, "")
 			continue
 		}
-		src := facts.Source{File: l.Path}
-		if len(l.Procs) > 0 {
-			src = l.Procs[0].FirstSrc
-		}
-		var nccl *facts.LogEvent
-		ncclVersion := ""
-		for _, e := range l.Events {
-			if d, ok := e.Data.(*facts.Version); ok && e.Type == facts.EventVersion && d.Version != "" {
-				if l.Version == "" || d.Version == l.Version {
-					src = e.Src
-					break
-				}
+		if pkg, ok := strings.CutPrefix(r.Key, "pip:"); ok && relevantPip.MatchString(pkg) {
+			if inReport[[2]any{r.Group, strings.ReplaceAll(pkg, "-", "_")}] {
+				continue // the report's own line for it is shown
 			}
-		}
-		for _, e := range l.Events {
-			if d, ok := e.Data.(*facts.NCCL); ok && e.Type == facts.EventNCCLVersion && d.Version != "" {
-				nccl, ncclVersion = e, d.Version
-				break
-			}
-		}
-		if l.Version != "" {
-			add(string(l.Engine), l.Version, src, "")
-		} else {
-			add(string(l.Engine), "unknown", src, "the log does not print its version")
-		}
-		if nccl != nil {
-			add("nccl-runtime", ncclVersion, nccl.Src, "as the engine loaded it")
+			add(pkg, r.Value, r.Src, "pip")
 		}
 	}
-	for _, s := range f.GPUs {
-		if s.Driver != "" {
-			add("driver", s.Driver, s.Src, "")
-		}
-		if s.CUDA != "" {
-			add("cuda-driver", s.CUDA, s.Src, "the newest CUDA the driver supports")
-		}
-		if s.Driver != "" || s.CUDA != "" {
-			break
-		}
-	}
-	for _, r := range f.Envs {
-		keys := sortedKeys(r.Versions)
-		for _, k := range keys {
-			v := r.Versions[k]
-			src, ok := r.Where[k]
-			if !ok {
-				src = r.Src
-			}
-			if name, ok := envReportKeys[k]; ok {
-				add(name, v, src, "")
-				continue
-			}
-			if pkg, ok := strings.CutPrefix(k, "pip:"); ok && relevantPip.MatchString(pkg) {
-				if _, known := r.Versions[strings.ReplaceAll(pkg, "-", "_")]; known {
-					continue // the report's own line for it is shown
-				}
-				add(pkg, v, src, "pip")
-			}
-		}
-	}
-	for _, s := range f.System {
-		for _, k := range sortedKeys(s.Versions) {
-			switch k {
-			case "driver":
-				add("driver", s.Versions[k], s.Src, "")
-			case "cuda_driver":
-				add("cuda-driver", s.Versions[k], s.Src, "the newest CUDA the driver supports")
-			}
+	for _, r := range rules.ReadingsOf(soft, rules.BySystem) {
+		switch r.Key {
+		case "driver":
+			add("driver", r.Value, r.Src, "")
+		case "cuda_driver":
+			add("cuda-driver", r.Value, r.Src, "the newest CUDA the driver supports")
 		}
 	}
 	rank := func(name string) int {
@@ -249,12 +226,12 @@ var keyArgs = map[string]bool{
 // argsFromLog are the Setting.From values of settings the engine printed.
 func argsFromLog(from string) bool { return from == "server-args" || from == "non-default-args" }
 
-func serverArgs(f *facts.Facts) []Item {
+func serverArgs(settings []*facts.Setting) []Item {
 	type choice struct {
 		log, cmd *facts.Setting
 	}
 	byKey := map[string]*choice{}
-	for _, s := range f.Settings {
+	for _, s := range settings {
 		c := byKey[s.Key]
 		if c == nil {
 			c = &choice{}
@@ -317,10 +294,10 @@ func sameArg(a, b string) bool {
 
 // envVars are the variables that shape GPU, NCCL and engine behavior
 // (envpolicy.Report), each value once.
-func envVars(f *facts.Facts) []Item {
+func envVars(vars []*facts.EnvVar) []Item {
 	out := []Item{}
 	seen := map[string]bool{}
-	for _, e := range f.Env {
+	for _, e := range vars {
 		ok := envpolicy.Matters(e.Name, envpolicy.Report)
 		key := e.Name + "\x00" + e.Value
 		if !ok || seen[key] {
@@ -342,30 +319,16 @@ func envVars(f *facts.Facts) []Item {
 	return out
 }
 
-func system(f *facts.Facts) []Item {
+func system(idx *rules.Index) []Item {
 	out := []Item{}
 	have := map[string]bool{}
-	add := func(name, value string, src facts.Source) {
-		value = strings.TrimSpace(value)
-		if value == "" || have[name] {
-			return
+	for _, r := range idx.Platform() {
+		value := strings.TrimSpace(r.Value)
+		if value == "" || have[r.Key] {
+			continue
 		}
-		have[name] = true
-		out = append(out, Item{Name: name, Value: value, Source: loc2(src)})
-	}
-	for _, s := range f.System {
-		add("os", s.OS, s.Src)
-		add("kernel", s.Kernel, s.Src)
-		add("host", s.Hostname, s.Src)
-	}
-	for _, r := range f.Envs {
-		for _, k := range []string{"os", "kernel", "arch", "cpu", "hypervisor"} {
-			src, ok := r.Where[k]
-			if !ok {
-				src = r.Src
-			}
-			add(k, r.Versions[k], src)
-		}
+		have[r.Key] = true
+		out = append(out, Item{Name: r.Key, Value: value, Source: loc2(r.Src)})
 	}
 	order := map[string]int{"os": 0, "kernel": 1, "arch": 2, "cpu": 3, "hypervisor": 4, "host": 5}
 	sort.SliceStable(out, func(i, j int) bool { return order[out[i].Name] < order[out[j].Name] })

@@ -208,7 +208,7 @@ func Build(f *facts.Facts, res *rules.Result, m Meta) *Report {
 		Findings:      []Finding{},
 		Inconclusive:  []Inconclusive{},
 		RuledOut:      []RuledOut{},
-		Environment:   buildEnvironment(f, res.Index),
+		Environment:   buildEnvironment(res.Index),
 		YearUnknown:   f.YearUnknown(),
 	}
 	stamp := func(t time.Time) string { return stampOf(t, r.YearUnknown) }

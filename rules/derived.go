@@ -18,6 +18,8 @@ type (
 	Outcome       = derive.Outcome
 	Phase         = derive.Phase
 	Placement     = derive.Placement
+	Reading       = derive.Reading
+	ReadingKind   = derive.ReadingKind
 	RatePoint     = derive.RatePoint
 	Running       = derive.Running
 	RuntimeSeries = derive.RuntimeSeries
@@ -75,6 +77,14 @@ const (
 	WaitGPU               = derive.WaitGPU
 	WaitIdle              = derive.WaitIdle
 	WaitLoad              = derive.WaitLoad
+
+	ByBanner      = derive.ByBanner
+	ByEnvReport   = derive.ByEnvReport
+	ByImageTag    = derive.ByImageTag
+	ByNCCLMention = derive.ByNCCLMention
+	ByNCCLRuntime = derive.ByNCCLRuntime
+	BySnapshot    = derive.BySnapshot
+	BySystem      = derive.BySystem
 )
 
 var (
@@ -82,6 +92,7 @@ var (
 	Categories     = derive.Categories
 	Derive         = derive.Derive
 	Ev             = derive.Ev
+	Groups         = derive.Groups
 	EvProc         = derive.EvProc
 	LastActivity   = derive.LastActivity
 	LevelMisses    = derive.LevelMisses
@@ -90,6 +101,7 @@ var (
 	ParseVersion   = derive.ParseVersion
 	Phases         = derive.Phases
 	PointText      = derive.PointText
+	ReadingsOf     = derive.ReadingsOf
 	RootFailure    = derive.RootFailure
 	RuntimeOf      = derive.RuntimeOf
 	SameProcess    = derive.SameProcess

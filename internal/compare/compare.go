@@ -114,15 +114,16 @@ func summarize(r Run) Summary {
 
 // engineVersion is the engine's version from its log, else its env report.
 func engineVersion(r Run) string {
-	for _, l := range r.Facts.Logs {
-		if l.Version != "" {
-			return l.Version
+	soft := r.Result.Index.Software()
+	for _, rd := range rules.ReadingsOf(soft, rules.ByBanner) {
+		if rd.Value != "" {
+			return rd.Value
 		}
 	}
 	eng := string(r.Result.Index.Engine())
-	for _, e := range r.Facts.Envs {
-		if v := e.Versions[eng]; v != "" {
-			return v
+	for _, rd := range rules.ReadingsOf(soft, rules.ByEnvReport) {
+		if rd.Key == eng && rd.Value != "" {
+			return rd.Value
 		}
 	}
 	return ""

@@ -8,6 +8,7 @@ import (
 	"github.com/coroner-dev/coroner/internal/envpolicy"
 	"github.com/coroner-dev/coroner/internal/redact"
 	"github.com/coroner-dev/coroner/parser/facts"
+	"github.com/coroner-dev/coroner/rules"
 )
 
 // EnvRow is an environment variable that differs.
@@ -101,6 +102,9 @@ type version struct {
 	src facts.Source
 }
 
+// runVersions picks each component's version from the run's readings
+// (rules.Index.Software): what the engine's log printed first, then env
+// reports, then nvidia-smi's driver.
 func runVersions(r Run) map[string]version {
 	out := map[string]version{}
 	set := func(name, v string, src facts.Source) {
@@ -108,39 +112,32 @@ func runVersions(r Run) map[string]version {
 			out[name] = version{v, src}
 		}
 	}
-	for _, l := range r.Facts.Logs {
-		if l.Version != "" && l.Engine != facts.EngineUnknown {
-			src := l.LastSrc
-			if es := l.EventsOf(facts.EventVersion); len(es) > 0 {
-				src = es[0].Src
-			}
-			set(string(l.Engine), l.Version, src)
-		}
-		for _, e := range l.EventsOf(facts.EventNCCLVersion) {
-			v := ""
-			if d, ok := e.Data.(*facts.NCCL); ok {
-				v = d.Version
-			}
-			set("nccl", v, e.Src)
+	soft := r.Result.Index.Software()
+	for _, rd := range soft {
+		switch rd.Kind {
+		case rules.ByBanner:
+			set(rd.Key, rd.Value, rd.Src)
+		case rules.ByNCCLRuntime:
+			set("nccl", rd.Value, rd.Src)
 		}
 	}
-	for _, rep := range r.Facts.Envs {
+	for _, report := range rules.Groups(rules.ReadingsOf(soft, rules.ByEnvReport)) {
+		byKey := map[string]rules.Reading{}
+		for _, rd := range report {
+			byKey[rd.Key] = rd
+		}
 		for _, c := range components {
 			for _, k := range c.keys {
-				if v := rep.Versions[k]; v != "" {
-					src := rep.Src
-					if s, ok := rep.Where[k]; ok {
-						src = s
-					}
-					set(c.name, v, src)
+				if rd := byKey[k]; rd.Value != "" {
+					set(c.name, rd.Value, rd.Src)
 					break
 				}
 			}
 		}
 	}
-	for _, g := range r.Facts.GPUs {
-		if g.Driver != "" {
-			set("driver", g.Driver, g.Src)
+	for _, rd := range rules.ReadingsOf(soft, rules.BySnapshot) {
+		if rd.Key == "driver" {
+			set("driver", rd.Value, rd.Src)
 		}
 	}
 	return out

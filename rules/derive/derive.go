@@ -33,6 +33,8 @@ type Index struct {
 	compileFirst bool
 	gpus         []GPUInfo
 	versions     map[string]Running
+	software     []Reading
+	platform     []Reading
 }
 
 // Span is one phase of one process.
@@ -63,7 +65,8 @@ func Derive(f *facts.Facts, catalog []*Signature) *Index {
 	}
 	idx.latest()
 	idx.gpus = inventory(f)
-	idx.versions = VersionsOf(f)
+	idx.software, idx.platform = readSoftware(f)
+	idx.versions = versionsOf(idx.software)
 	idx.Procs = procTimelines(f)
 	idx.compileFirst = compilesFirst(f, idx.Procs)
 	for _, pt := range idx.Procs {

@@ -3,7 +3,6 @@ package derive
 import (
 	"fmt"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -305,60 +304,45 @@ var ncclBannerRE = regexp.MustCompile(`NCCL version (\d+\.\d+\.\d+)`)
 // package list, then the engine's banner, then NCCL's own banner, then the
 // container image's tag.
 func VersionsOf(f *facts.Facts) map[string]Running {
+	soft, _ := readSoftware(f)
+	return versionsOf(soft)
+}
+
+func versionsOf(soft []Reading) map[string]Running {
 	out := map[string]Running{}
-	set := func(pkg, text string, src facts.Source, from string) {
+	set := func(pkg string, r Reading, from string) {
 		if _, ok := out[pkg]; ok {
 			return
 		}
-		if v, ok := ParseVersion(text); ok {
-			out[pkg] = Running{Version: v, Src: src, From: from}
+		if v, ok := ParseVersion(r.Value); ok {
+			out[pkg] = Running{Version: v, Src: r.Src, From: from}
 		}
 	}
-	pkgs := make([]string, 0, len(versionKeys))
-	for p := range versionKeys {
-		pkgs = append(pkgs, p)
-	}
-	sort.Strings(pkgs)
-	for _, r := range f.Envs {
-		from := string(r.Format)
+	pkgs := sortedKeys(versionKeys)
+	for _, report := range Groups(ReadingsOf(soft, ByEnvReport)) {
+		byKey := map[string]Reading{}
+		for _, r := range report {
+			byKey[r.Key] = r
+		}
 		for _, p := range pkgs {
 			for _, k := range versionKeys[p] {
-				if v, ok := r.Versions[k]; ok {
-					src, ok := r.Where[k]
-					if !ok {
-						src = r.Src
-					}
-					set(p, v, src, from)
+				if r, ok := byKey[k]; ok {
+					set(p, r, r.Detail)
 					break
 				}
 			}
 		}
 	}
-	for _, l := range f.Logs {
-		if l.Version != "" && l.Engine != facts.EngineUnknown {
-			set(string(l.Engine), l.Version, l.LastSrc, "log banner")
+	for _, r := range ReadingsOf(soft, ByBanner) {
+		if r.Value != "" {
+			set(r.Key, r, "log banner")
 		}
 	}
-	if _, ok := out["nccl"]; !ok {
-	logs:
-		for _, l := range f.Logs {
-			for _, evs := range [][]*facts.LogEvent{l.Events, l.Unmatched} {
-				for _, e := range evs {
-					if m := ncclBannerRE.FindStringSubmatch(e.Msg); m != nil {
-						set("nccl", m[1], e.Src, "NCCL banner")
-						break logs
-					}
-				}
-			}
-		}
+	if ms := ReadingsOf(soft, ByNCCLMention); len(ms) > 0 {
+		set("nccl", ms[0], "NCCL banner")
 	}
-	for _, c := range f.Cmds {
-		img := c.Container["image"]
-		for _, t := range imageTags {
-			if m := t.re.FindStringSubmatch(img); m != nil {
-				set(t.pkg, m[1], c.Src, "image tag "+img)
-			}
-		}
+	for _, r := range ReadingsOf(soft, ByImageTag) {
+		set(r.Key, r, "image tag "+r.Detail)
 	}
 	return out
 }

@@ -1,0 +1,92 @@
+package derive_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/coroner-dev/coroner/parser/facts"
+	"github.com/coroner-dev/coroner/rules/derive"
+)
+
+func TestSoftwareReadings(t *testing.T) {
+	src := func(file string, line int) facts.Source { return facts.Source{File: file, Line: line} }
+	f := &facts.Facts{
+		Logs: []*facts.Log{
+			{
+				Path: "server.log", Engine: facts.EngineVLLM, Version: "0.8.5.post1", LastSrc: src("server.log", 188),
+				Events: []*facts.LogEvent{
+					{Type: facts.EventVersion, Src: src("server.log", 3), Data: &facts.Version{Version: "0.8.5.post1"}},
+					{Type: facts.EventNCCLVersion, Src: src("server.log", 40), Msg: "NCCL version 2.21.5+cuda12.4", Data: &facts.NCCL{Version: "2.21.5+cuda12.4"}},
+				},
+			},
+			// A log of no engine still shows its NCCL.
+			{Path: "nccl-tests.log", Unmatched: []*facts.LogEvent{{Src: src("nccl-tests.log", 7), Msg: "NCCL INFO NCCL version 2.18.6+cuda11.8"}}},
+		},
+		GPUs: []*facts.GPUSnapshot{
+			{Src: src("nvidia-smi.txt", 0)},
+			{Src: src("nvidia-smi-2.txt", 0), Driver: "570.86.15", CUDA: "12.8"},
+			{Src: src("nvidia-smi-3.txt", 0), Driver: "570.86.15", CUDA: "12.8"},
+		},
+		Envs: []*facts.EnvReport{{
+			Src: src("collect_env.txt", 0), Format: facts.KindCollectEnv,
+			Versions: map[string]string{"torch": "2.6.0+cu124", "os": "Ubuntu 22.04", "pip:flashinfer-python": "0.2.5"},
+			Where:    map[string]facts.Source{"torch": src("collect_env.txt", 2)},
+		}},
+		System: []*facts.SystemInfo{{Src: src("uname.txt", 1), Kernel: "6.8.0", Versions: map[string]string{"driver": "570.86.15"}}},
+		Cmds:   []*facts.Cmdline{{Src: src("launch.sh", 1), Container: map[string]string{"image": "vllm/vllm-openai:v0.8.5"}}},
+	}
+	idx := derive.Derive(f, []*derive.Signature{})
+
+	type row struct {
+		kind       derive.ReadingKind
+		key, value string
+		src        facts.Source
+	}
+	var got []row
+	for _, r := range idx.Software() {
+		got = append(got, row{r.Kind, r.Key, r.Value, r.Src})
+	}
+	assert.Equal(t, []row{
+		// The banner cites the version line, not the log's last line.
+		{derive.ByBanner, "vllm", "0.8.5.post1", src("server.log", 3)},
+		{derive.ByNCCLRuntime, "nccl", "2.21.5+cuda12.4", src("server.log", 40)},
+		{derive.ByNCCLMention, "nccl", "2.21.5", src("server.log", 40)},
+		{derive.ByNCCLMention, "nccl", "2.18.6", src("nccl-tests.log", 7)},
+		// The first snapshot that prints a header, once.
+		{derive.BySnapshot, "driver", "570.86.15", src("nvidia-smi-2.txt", 0)},
+		{derive.BySnapshot, "cuda-driver", "12.8", src("nvidia-smi-2.txt", 0)},
+		{derive.BySystem, "driver", "570.86.15", src("uname.txt", 1)},
+		// Keys sorted; a key with no line of its own cites the report.
+		{derive.ByEnvReport, "os", "Ubuntu 22.04", src("collect_env.txt", 0)},
+		{derive.ByEnvReport, "pip:flashinfer-python", "0.2.5", src("collect_env.txt", 0)},
+		{derive.ByEnvReport, "torch", "2.6.0+cu124", src("collect_env.txt", 2)},
+		{derive.ByImageTag, "vllm", "0.8.5", src("launch.sh", 1)},
+	}, got)
+
+	var platform []string
+	for _, r := range idx.Platform() {
+		platform = append(platform, r.Key+"="+r.Value)
+	}
+	assert.Equal(t, []string{"kernel=6.8.0", "os=Ubuntu 22.04"}, platform)
+
+	// The catalog's view trusts the env report over the banner and the
+	// image tag, and reads flashinfer from the package list's name.
+	v := idx.Versions()
+	assert.Equal(t, "2.6.0+cu124", v["torch"].Version.Text)
+	assert.Equal(t, "0.2.5", v["flashinfer"].Version.Text)
+	assert.Equal(t, "0.8.5.post1", v["vllm"].Version.Text)
+	assert.Equal(t, src("server.log", 3), v["vllm"].Src)
+	assert.Equal(t, "2.21.5", v["nccl"].Version.Text)
+	assert.Equal(t, "NCCL banner", v["nccl"].From)
+}
+
+func TestReadingGroups(t *testing.T) {
+	rs := []derive.Reading{{Key: "a", Group: 1}, {Key: "b", Group: 1}, {Key: "c", Group: 3}}
+	g := derive.Groups(rs)
+	require.Len(t, g, 2)
+	assert.Len(t, g[0], 2)
+	assert.Equal(t, "c", g[1][0].Key)
+	assert.Empty(t, derive.Groups(nil))
+}
