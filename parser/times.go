@@ -2,8 +2,9 @@ package parser
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -33,9 +34,9 @@ func normalizeTimes(f *facts.Facts, mtimes map[string]fileTime, opts Options) {
 	}
 	refs := newYearRefs(f, mtimes)
 	yearWhy := map[string]string{}
-	shifts := map[string]int{}    // a file is here when its year was decided
-	moved := false                // some year moved: the times must be walked
-	files := sortedKeys(f.Clocks) // the walks below change values, not keys
+	shifts := map[string]int{}                  // a file is here when its year was decided
+	moved := false                              // some year moved: the times must be walked
+	files := slices.Sorted(maps.Keys(f.Clocks)) // the walks below change values, not keys
 	for _, file := range files {
 		c := f.Clocks[file]
 		if !c.NoYear || c.Latest.IsZero() {
@@ -71,7 +72,7 @@ func normalizeTimes(f *facts.Facts, mtimes map[string]fileTime, opts Options) {
 			return t
 		})
 	}
-	for _, file := range sortedKeys(yearWhy) {
+	for _, file := range slices.Sorted(maps.Keys(yearWhy)) {
 		f.Assumptions = append(f.Assumptions, yearWhy[file])
 	}
 	for _, file := range files {
@@ -276,7 +277,7 @@ func (r *yearRefs) of(file string) (time.Time, string) {
 	}
 	if !r.otherMtimeSeen {
 		r.otherMtimeSeen = true
-		for _, k := range sortedKeys(r.mtimes) {
+		for _, k := range slices.Sorted(maps.Keys(r.mtimes)) {
 			how := "the archive's modification time of "
 			if r.mtimes[k].FS {
 				how = "the file modification time of "
@@ -388,15 +389,6 @@ func dirOf(file string) string {
 		return ""
 	}
 	return file[:i]
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 var timeType = reflect.TypeOf(time.Time{})

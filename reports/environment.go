@@ -2,6 +2,7 @@ package reports
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"regexp"
 	"slices"
@@ -249,7 +250,7 @@ func serverArgs(settings []*facts.Setting) []Item {
 		}
 	}
 	out := []Item{}
-	for _, k := range sortedKeys(byKey) {
+	for _, k := range slices.Sorted(maps.Keys(byKey)) {
 		c := byKey[k]
 		if c.cmd == nil && (!keyArgs[k] || c.log == nil || uninformative(k, c.log.Value)) {
 			continue
@@ -336,12 +337,3 @@ func system(idx *rules.Index) []Item {
 }
 
 func loc2(s facts.Source) Location { return Location{File: s.File, Line: s.Line} }
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}

@@ -3,6 +3,8 @@ package reports
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -202,4 +204,4 @@ func (c contract) as(v any) map[string]any {
 	return m
 }
 
-func keys(m map[string]any) []string { return sortedKeys(m) }
+func keys(m map[string]any) []string { return slices.Sorted(maps.Keys(m)) }

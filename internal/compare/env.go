@@ -2,6 +2,8 @@ package compare
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -233,7 +235,7 @@ func gpuLines(lines []string) string {
 		count[name]++
 	}
 	var parts []string
-	for _, name := range sortedKeys(count) {
+	for _, name := range slices.Sorted(maps.Keys(count)) {
 		parts = append(parts, fmt.Sprintf("%d × %s", count[name], name))
 	}
 	sort.Strings(parts)

@@ -1,6 +1,8 @@
 package compare
 
 import (
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -98,7 +100,7 @@ func runSettings(r Run) map[string]*SettingValue {
 			if !ok {
 				continue
 			}
-			for _, k := range sortedKeys(d.Config) {
+			for _, k := range slices.Sorted(maps.Keys(d.Config)) {
 				if k == "version" || k == "engine_version" {
 					continue
 				}
@@ -181,15 +183,6 @@ func unionKeys[V any](a, b map[string]V) []string {
 				out = append(out, k)
 			}
 		}
-	}
-	sort.Strings(out)
-	return out
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
 	}
 	sort.Strings(out)
 	return out

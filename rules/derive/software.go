@@ -1,7 +1,8 @@
 package derive
 
 import (
-	"sort"
+	"maps"
+	"slices"
 
 	"github.com/coroner-dev/coroner/parser/facts"
 )
@@ -94,7 +95,7 @@ func readSoftware(f *facts.Facts) (soft, platform []Reading) {
 	}
 	for _, s := range f.System {
 		group++
-		for _, k := range sortedKeys(s.Versions) {
+		for _, k := range slices.Sorted(maps.Keys(s.Versions)) {
 			soft = append(soft, Reading{Kind: BySystem, Key: k, Value: s.Versions[k], Src: s.Src, Group: group})
 		}
 		for _, p := range []struct{ key, value string }{{"os", s.OS}, {"kernel", s.Kernel}, {"host", s.Hostname}} {
@@ -108,7 +109,7 @@ func readSoftware(f *facts.Facts) (soft, platform []Reading) {
 	var envs []Reading
 	for _, r := range f.Envs {
 		group++
-		for _, k := range sortedKeys(r.Versions) {
+		for _, k := range slices.Sorted(maps.Keys(r.Versions)) {
 			src, ok := r.Where[k]
 			if !ok {
 				src = r.Src
@@ -191,13 +192,4 @@ func Groups(rs []Reading) [][]Reading {
 		i = j
 	}
 	return out
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -2,7 +2,9 @@ package derive
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -318,7 +320,7 @@ func versionsOf(soft []Reading) map[string]Running {
 			out[pkg] = Running{Version: v, Src: r.Src, From: from}
 		}
 	}
-	pkgs := sortedKeys(versionKeys)
+	pkgs := slices.Sorted(maps.Keys(versionKeys))
 	for _, report := range Groups(ReadingsOf(soft, ByEnvReport)) {
 		byKey := map[string]Reading{}
 		for _, r := range report {
