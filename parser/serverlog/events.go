@@ -182,7 +182,7 @@ func (p *parser) recognized(l *line, ps *procState, bare bool) (*facts.LogEvent,
 		}
 	case hdrPyLog:
 		if k := bytes.Index(b, []byte("flashinfer.jit: ")); k >= 0 {
-			return p.flashinfer(l, ps, lvl, b[k+len("flashinfer.jit: "):]), false
+			return p.flashinfer(ps, lvl, b, b[k+len("flashinfer.jit: "):]), false
 		}
 	}
 	if l.uvicorn {
@@ -396,8 +396,9 @@ func (p *parser) anywhere(ps *procState, lvl facts.Level, b []byte) *facts.LogEv
 	return nil
 }
 
-// table is the big table of milestones and failures, by first letter. It
-// returns done for lines it consumed without an event (stat lines).
+// table is the big table of milestones and failures, by first letter
+// (patterns.go). It returns done for lines it consumed without an event
+// (stat lines).
 func (p *parser) table(l *line, ps *procState, lvl facts.Level, b []byte, bare bool) (*facts.LogEvent, bool) {
 	if len(b) == 0 {
 		return nil, false
@@ -410,83 +411,7 @@ func (p *parser) table(l *line, ps *procState, lvl facts.Level, b []byte, bare b
 			return p.watchdog(ps, b), true
 		}
 	}
-	var (
-		ev       *facts.LogEvent
-		done, ok bool
-	)
-	switch b[0] {
-	case 'A':
-		ev, done, ok = p.tableA(l, ps, lvl, b, bare)
-	case 'B':
-		ev, done, ok = p.tableB(l, ps, lvl, b, bare)
-	case 'C':
-		ev, done, ok = p.tableC(l, ps, lvl, b, bare)
-	case 'D':
-		ev, done, ok = p.tableD(l, ps, lvl, b, bare)
-	case 'E':
-		ev, done, ok = p.tableE(l, ps, lvl, b, bare)
-	case 'F':
-		ev, done, ok = p.tableF(l, ps, lvl, b, bare)
-	case 'G':
-		ev, done, ok = p.tableG(l, ps, lvl, b, bare)
-	case 'H':
-		ev, done, ok = p.tableH(l, ps, lvl, b, bare)
-	case 'I':
-		ev, done, ok = p.tableI(l, ps, lvl, b, bare)
-	case 'K':
-		ev, done, ok = p.tableK(l, ps, lvl, b, bare)
-	case 'L':
-		ev, done, ok = p.tableL(l, ps, lvl, b, bare)
-	case 'M':
-		ev, done, ok = p.tableM(l, ps, lvl, b, bare)
-	case 'N':
-		ev, done, ok = p.tableN(l, ps, lvl, b, bare)
-	case 'P':
-		ev, done, ok = p.tableP(l, ps, lvl, b, bare)
-	case 'R':
-		ev, done, ok = p.tableR(l, ps, lvl, b, bare)
-	case 'S':
-		ev, done, ok = p.tableS(l, ps, lvl, b, bare)
-	case 'T':
-		ev, done, ok = p.tableT(l, ps, lvl, b, bare)
-	case 'U':
-		ev, done, ok = p.tableU(l, ps, lvl, b, bare)
-	case 'W':
-		ev, done, ok = p.tableW(l, ps, lvl, b, bare)
-	case 't':
-		ev, done, ok = p.tableLowerT(l, ps, lvl, b, bare)
-	case 'm', 'p':
-		ev, done, ok = p.tableLowerMP(l, ps, lvl, b, bare)
-	case '#':
-		ev, done, ok = p.tableHash(l, ps, lvl, b, bare)
-	case 'i':
-		ev, done, ok = p.tableLowerI(l, ps, lvl, b, bare)
-	case 'n':
-		ev, done, ok = p.tableLowerN(l, ps, lvl, b, bare)
-	case 'a':
-		ev, done, ok = p.tableLowerA(l, ps, lvl, b, bare)
-	case 'r':
-		ev, done, ok = p.tableLowerR(l, ps, lvl, b, bare)
-	case 's':
-		ev, done, ok = p.tableLowerS(l, ps, lvl, b, bare)
-	case 'v':
-		ev, done, ok = p.tableLowerV(l, ps, lvl, b, bare)
-	case 'w':
-		ev, done, ok = p.tableLowerW(l, ps, lvl, b, bare)
-	case '[':
-		ev, done, ok = p.tableBracket(l, ps, lvl, b, bare)
-	case '\'':
-		ev, done, ok = p.tableQuote(l, ps, lvl, b, bare)
-	case '*':
-		ev, done, ok = p.tableStar(l, ps, lvl, b, bare)
-	case '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		ev, done, ok = p.tableDigit(l, ps, lvl, b, bare)
-	case 'f':
-		ev, done, ok = p.tableLowerF(l, ps, lvl, b, bare)
-	case '/':
-		ev, done, ok = p.tableSlash(l, ps, lvl, b, bare)
-	}
-	if ok {
+	if ev, done, ok := p.rows(ps, lvl, b); ok {
 		return ev, done
 	}
 	if looksLikeException(b) {
@@ -530,785 +455,221 @@ func (p *parser) table(l *line, ps *procState, lvl facts.Level, b []byte, bare b
 	return nil, false
 }
 
-// tableA is table for the lines that start with 'A'; ok reports that one of
-// its checks took the line (ev and done are then table's answer).
-func (p *parser) tableA(l *line, ps *procState, lvl facts.Level, b []byte, bare bool) (ev *facts.LogEvent, done, ok bool) {
-	switch {
-	case has(b, "Attention backend not"):
-		if w := wordAfter(b, " Use "); w != nil {
-			return p.emit(ps, facts.EventAttentionBackend, lvl, b, &facts.AttentionBackend{Backend: string(w), Default: true}), false, true
+// The readers of patterns.go: the lines whose reading is code. Each is
+// tried where its pattern sits in its first byte's list.
+
+// attentionDefault reads "Attention backend not explicitly specified. Use
+// fa3 backend by default." and "... Falling back to 'X'".
+func (p *parser) attentionDefault(ps *procState, lvl facts.Level, b []byte) (*facts.LogEvent, bool, bool) {
+	if w := wordAfter(b, " Use "); w != nil {
+		return p.emit(ps, facts.EventAttentionBackend, lvl, b, &facts.AttentionBackend{Backend: string(w), Default: true}), false, true
+	}
+	if k := bytes.Index(b, []byte("Falling back to '")); k >= 0 {
+		rest := b[k+len("Falling back to '"):]
+		if e := bytes.IndexByte(rest, '\''); e > 0 {
+			return p.emit(ps, facts.EventAttentionBackend, lvl, b, &facts.AttentionBackend{Backend: string(rest[:e]), Default: true}), false, true
 		}
-		if k := bytes.Index(b, []byte("Falling back to '")); k >= 0 {
-			rest := b[k+len("Falling back to '"):]
-			if e := bytes.IndexByte(rest, '\''); e > 0 {
-				return p.emit(ps, facts.EventAttentionBackend, lvl, b, &facts.AttentionBackend{Backend: string(rest[:e]), Default: true}), false, true
-			}
-		}
-	case has(b, "Avg prompt throughput:"):
-		p.statVLLM(ps, facts.EventStatThroughput, nil, b)
+	}
+	return nil, false, false
+}
+
+func (p *parser) statThroughput(ps *procState, _ facts.Level, b []byte) (*facts.LogEvent, bool, bool) {
+	p.statVLLM(ps, facts.EventStatThroughput, nil, b)
+	return nil, true, true
+}
+
+// autotune: the model is being compiled. Once per shape; the first is
+// kept.
+func (p *parser) autotune(ps *procState, lvl facts.Level, b []byte) (*facts.LogEvent, bool, bool) {
+	p.kbuf = append(p.kbuf[:0], "autotune|"...)
+	if p.seenKey() {
 		return nil, true, true
-	case has(b, "All deep_gemm operations loaded successfully"):
-		return p.emit(ps, facts.EventJITEnd, lvl, b, &facts.JIT{What: "deepgemm"}), false, true
-	case has(b, "AUTOTUNE ") && bytes.IndexByte(b, '(') > 0:
-		// Inductor's max-autotune benchmarking a kernel's choices
-		// (select_algorithm.py: "AUTOTUNE mm(8x4096, 4096x4096)"): the
-		// model is being compiled. Once per shape; the first is kept.
-		p.kbuf = append(p.kbuf[:0], "autotune|"...)
-		if p.seenKey() {
-			return nil, true, true
-		}
-		return p.emit(ps, facts.EventTorchCompile, lvl, b, &facts.Compile{What: "autotune"}), false, true
-	case has(b, "Available KV cache memory:"):
-		if v, ok := numAfter(b, "memory:"); ok {
-			return p.emit(ps, facts.EventAvailableKV, lvl, b, &facts.KVCache{GiB: facts.N(v)}), false, true
-		}
 	}
-	return nil, false, false
+	return p.emit(ps, facts.EventTorchCompile, lvl, b, &facts.Compile{What: "autotune"}), false, true
 }
 
-// tableB is table for the lines that start with 'B'; ok reports that one of
-// its checks took the line (ev and done are then table's answer).
-func (p *parser) tableB(l *line, ps *procState, lvl facts.Level, b []byte, bare bool) (ev *facts.LogEvent, done, ok bool) {
-	if rest, ok := cut(b, "Building extension module "); ok {
-		return p.emit(ps, facts.EventJITBegin, lvl, b, &facts.JIT{What: "torch-extension", Module: string(trimDot(rest))}), false, true
+func (p *parser) customAllReduceOff(ps *procState, lvl facts.Level, b []byte) (*facts.LogEvent, bool, bool) {
+	f := &facts.CustomAllReduce{Enabled: false}
+	if k := bytes.Index(b, []byte("because ")); k >= 0 {
+		r := b[k+len("because "):]
+		if e := bytes.Index(r, []byte(". ")); e > 0 {
+			r = r[:e]
+		}
+		f.Reason = string(trimDot(r))
 	}
-	return nil, false, false
+	return p.emit(ps, facts.EventCustomAllReduce, lvl, b, f), false, true
 }
 
-// tableC is table for the lines that start with 'C'; ok reports that one of
-// its checks took the line (ev and done are then table's answer).
-func (p *parser) tableC(l *line, ps *procState, lvl facts.Level, b []byte, bare bool) (ev *facts.LogEvent, done, ok bool) {
-	switch {
-	case has(b, "Capture "):
-		if ev := p.capture(ps, lvl, b); ev != nil {
-			return ev, false, true
+// deepGEMMKernel reads the kernel a DeepGEMM JIT line names in <...>.
+func (p *parser) deepGEMMKernel(ps *procState, lvl facts.Level, b []byte) (*facts.LogEvent, bool, bool) {
+	f := &facts.JIT{What: "deepgemm"}
+	if k := bytes.IndexByte(b, '<'); k >= 0 {
+		if e := bytes.IndexByte(b[k:], '>'); e > 0 {
+			f.Kernel = string(b[k+1 : k+e])
 		}
-	case has(b, "Custom allreduce is disabled"), has(b, "Custom all-reduce is disabled"):
-		f := &facts.CustomAllReduce{Enabled: false}
-		if k := bytes.Index(b, []byte("because ")); k >= 0 {
-			r := b[k+len("because "):]
-			if e := bytes.Index(r, []byte(". ")); e > 0 {
-				r = r[:e]
-			}
-			f.Reason = string(trimDot(r))
-		}
-		return p.emit(ps, facts.EventCustomAllReduce, lvl, b, f), false, true
-	case has(b, "Compiling a graph for "):
-		f := &facts.Compile{Stage: "compile"}
-		if v, ok := numAfter(b, " takes"); ok {
-			f.CompileS = facts.N(v)
-		}
-		return p.emit(ps, facts.EventTorchCompile, lvl, b, f), false, true
-	case has(b, "Capturing cudagraphs for decoding"), has(b, "Capturing the model for CUDA graphs"):
-		return p.emit(ps, facts.EventGraphBegin, lvl, b, &facts.Milestone{Graph: "cuda graph"}), false, true
-	case has(b, "Child process unexpectedly failed"):
-		f := &facts.Failure{}
-		if v, ok := numAfter(b, "exit code"); ok {
-			f.ExitCode = facts.N(v)
-		} else if v, ok := numAfter(b, "exitcode="); ok {
-			f.ExitCode = facts.N(v)
-		}
-		if v, ok := numAfter(b, "pid="); ok {
-			f.PID = facts.N(v)
-		}
-		return p.emit(ps, facts.EventChildFailed, facts.LevelError, b, f), false, true
-	case has(b, "Creating FlashInfer allreduce workspace") && contains(b, "JIT"):
-		return p.emit(ps, facts.EventJITBegin, lvl, b, &facts.JIT{What: "flashinfer"}), false, true
-	case has(b, "Chat template warmup completed"):
-		return p.emit(ps, facts.EventWarmup, lvl, b, &facts.Milestone{What: "chat-template"}), false, true
-	case has(b, "Cannot use FlashAttention"):
-		return p.emit(ps, facts.EventConfigWarning, lvl, b, nil), false, true
-	case has(b, "Compute Capability < 8.0 is not supported by the V1 Engine"):
-		return p.emit(ps, facts.EventConfigWarning, lvl, b, &facts.Notice{Fallback: "V0"}), false, true
-	case has(b, "CUDA graph is disabled"), has(b, "Cuda graph is disabled"), has(b, "Cudagraph is disabled"):
-		return p.emit(ps, facts.EventConfigWarning, lvl, b, &facts.Notice{CUDAGraphOff: true}), false, true
 	}
-	return nil, false, false
+	return p.emit(ps, facts.EventJITProgress, lvl, b, f), false, true
 }
 
-// tableD is table for the lines that start with 'D'; ok reports that one of
-// its checks took the line (ev and done are then table's answer).
-func (p *parser) tableD(l *line, ps *procState, lvl facts.Level, b []byte, bare bool) (ev *facts.LogEvent, done, ok bool) {
-	switch {
-	case has(b, "DeepGEMM JIT code generation"):
-		// SGLang's DeepGEMM wrapper, before DeepGEMM's own messages.
-		f := &facts.JIT{What: "deepgemm"}
-		if k := bytes.IndexByte(b, '<'); k >= 0 {
-			if e := bytes.IndexByte(b[k:], '>'); e > 0 {
-				f.Kernel = string(b[k+1 : k+e])
-			}
-		}
-		return p.emit(ps, facts.EventJITProgress, lvl, b, f), false, true
-	case has(b, "Decode batch"):
-		if p.statSGLang(ps, facts.EventStatDecode, b[len("Decode batch"):]) {
-			return nil, true, true
-		}
-	case has(b, "Dynamo bytecode transform time:"):
-		f := &facts.Compile{Stage: "dynamo"}
-		if v, ok := numAfter(b, "time:"); ok {
-			f.DynamoS = facts.N(v)
-		}
-		return p.emit(ps, facts.EventTorchCompile, lvl, b, f), false, true
-	case has(b, "Directly load the compiled graph"):
-		f := &facts.Compile{Stage: "load", Cached: true}
-		if v, ok := numAfter(b, "took"); ok {
-			f.LoadS = facts.N(v)
-		}
-		return p.emit(ps, facts.EventTorchCompile, lvl, b, f), false, true
-	case has(b, "Directly load AOT compilation"):
-		return p.emit(ps, facts.EventTorchCompile, lvl, b, &facts.Compile{Stage: "load", Cached: true, AOT: true}), false, true
-	case has(b, "Decode out of memory happened"):
-		return p.retract(ps, b), false, true
-	case has(b, "Decode out of memory"):
-		return p.emit(ps, facts.EventOOM, facts.LevelError, b, &facts.OOM{Kind: "kv-cache"}), false, true
-	case has(b, "DetokenizerManager hit an exception"), has(b, "DataParallelController hit an exception"):
-		return p.emit(ps, facts.EventSchedulerCrash, facts.LevelError, b, &facts.Failure{Component: string(b[:bytes.IndexByte(b, ' ')])}), false, true
-	case has(b, "Disaggregation warmup"):
-		return p.emit(ps, facts.EventWarmup, lvl, b, &facts.Milestone{What: "disaggregation"}), false, true
-	}
-	return nil, false, false
-}
-
-// tableE is table for the lines that start with 'E'; ok reports that one of
-// its checks took the line (ev and done are then table's answer).
-func (p *parser) tableE(l *line, ps *procState, lvl facts.Level, b []byte, bare bool) (ev *facts.LogEvent, done, ok bool) {
-	if has(b, "Endpoint '") && contains(b, "is deprecated") {
-		f := &facts.Notice{What: string(wordUntil(b[len("Endpoint '"):], '\''))}
-		return p.emit(ps, facts.EventDeprecation, facts.LevelWarning, b, f), false, true
-	}
-	if has(b, "Engine ") {
-		if ev, ok := p.engineLine(ps, lvl, b); ok {
-			return ev, true, true
-		}
-	}
-	switch {
-	case has(b, "Engine core proc ") && contains(b, "died unexpectedly"):
-		f := &facts.Failure{}
-		if w := wordAfter(b, "Engine core proc "); w != nil {
-			f.Proc = string(w)
-		}
-		return p.emit(ps, facts.EventEngineDead, facts.LevelError, b, f), false, true
-	case has(b, "Engine core initialization failed"):
-		return p.classifyException(ps, nil, b, b), false, true
-	case has(b, "Entering DeepGEMM JIT Pre-Compile session"):
-		return p.emit(ps, facts.EventJITBegin, lvl, b, &facts.JIT{What: "deepgemm"}), false, true
-	case has(b, "EngineCore failed to start"):
-		return p.emit(ps, facts.EventEngineInitFailed, facts.LevelError, b, &facts.Failure{What: "engine-core"}), false, true
-	case has(b, "EngineCore encountered a fatal error"):
-		return p.emit(ps, facts.EventEngineDead, facts.LevelError, b, nil), false, true
-	case has(b, "Estimated CUDA graph memory:"):
-		f := &facts.MemoryProfile{}
-		if v, ok := numAfter(b, "memory:"); ok {
-			f.CUDAGraphGiB = facts.N(v)
-		}
-		return p.emit(ps, facts.EventMemoryProfile, lvl, b, f), false, true
-	case has(b, "End of disaggregation warmup"):
-		return p.emit(ps, facts.EventWarmup, lvl, b, &facts.Milestone{What: "disaggregation", Done: true}), false, true
-	case has(b, "Emitting ninja build file"):
-		return p.emit(ps, facts.EventJITBegin, lvl, b, &facts.JIT{What: "torch-extension"}), false, true
-	case has(b, "Exception: WorkerProc initialization failed"):
-		return p.emit(ps, facts.EventEngineInitFailed, facts.LevelError, b, &facts.Failure{What: "worker"}), false, true
-	}
-	return nil, false, false
-}
-
-// tableF is table for the lines that start with 'F'; ok reports that one of
-// its checks took the line (ev and done are then table's answer).
-func (p *parser) tableF(l *line, ps *procState, lvl facts.Level, b []byte, bare bool) (ev *facts.LogEvent, done, ok bool) {
-	switch {
-	case has(b, "FlashInfer autotune completed"):
-		return p.emit(ps, facts.EventJITEnd, lvl, b, &facts.JIT{What: "flashinfer-autotune"}), false, true
-	case has(b, "Free memory on device ("):
-		return p.freeMemory(ps, lvl, b), false, true
-	case has(b, "Fatal Python error"):
-		return p.emit(ps, facts.EventKilled, facts.LevelCritical, b, &facts.Failure{What: "fatal-python-error"}), false, true
-	}
-	return nil, false, false
-}
-
-// tableG is table for the lines that start with 'G'; ok reports that one of
-// its checks took the line (ev and done are then table's answer).
-func (p *parser) tableG(l *line, ps *procState, lvl facts.Level, b []byte, bare bool) (ev *facts.LogEvent, done, ok bool) {
-	switch {
-	case has(b, "GPU KV cache size:"):
-		if v, ok := numAfter(b, "size:"); ok {
-			return p.emit(ps, facts.EventKVCacheSize, lvl, b, &facts.KVCache{Tokens: facts.N(v)}), false, true
-		}
-	case has(b, "Graph capturing finished"):
-		f := &facts.Milestone{Graph: "cuda graph"}
-		if v, ok := numAfter(b, "finished in"); ok {
-			f.ElapsedS = facts.N(v)
-		}
-		if v, ok := numAfter(b, "took"); ok {
-			f.MemGiB = facts.N(v)
-		}
-		return p.emit(ps, facts.EventGraphEnd, lvl, b, f), false, true
-	case has(b, "Gracefully exiting"):
-		return p.emit(ps, facts.EventShutdown, lvl, b, &facts.Server{What: "graceful-exit"}), false, true
-	}
-	return nil, false, false
-}
-
-// tableH is table for the lines that start with 'H'; ok reports that one of
-// its checks took the line (ev and done are then table's answer).
-func (p *parser) tableH(l *line, ps *procState, lvl facts.Level, b []byte, bare bool) (ev *facts.LogEvent, done, ok bool) {
-	if has(b, "Health check failed") {
-		// SGLang's /health: no output came back from the scheduler and
-		// detokenizer within the probe's timeout. The server still runs;
-		// it says the scheduler did not answer, as a timeout waiting on
-		// another process does, not that anything failed.
-		return p.emit(ps, facts.EventRPCTimeout, facts.LevelWarning, b, &facts.Wait{What: "health-check"}), false, true
-	}
-	return nil, false, false
-}
-
-// tableI is table for the lines that start with 'I'; ok reports that one of
-// its checks took the line (ev and done are then table's answer).
-func (p *parser) tableI(l *line, ps *procState, lvl facts.Level, b []byte, bare bool) (ev *facts.LogEvent, done, ok bool) {
-	switch {
-	case has(b, "Init torch distributed begin"):
-		return p.emit(ps, facts.EventDistInitBegin, lvl, b, nil), false, true
-	case has(b, "Init torch distributed ends"):
-		f := &facts.Milestone{}
-		kvEq(afterPrefix(b, "Init torch distributed ends."), f)
-		return p.emit(ps, facts.EventDistInitEnd, lvl, b, f), false, true
-	case has(b, "Initializing a V1 LLM engine"), has(b, "Initializing a V0 LLM engine"), has(b, "Initializing an LLM engine"):
-		return p.engineInit(ps, lvl, b), false, true
-	case has(b, "Initialization failed"):
-		f := &facts.Failure{What: "init"}
-		if contains(b, "warmup") {
-			f.What = "warmup"
-		}
-		return p.emit(ps, facts.EventEngineInitFailed, facts.LevelError, b, f), false, true
-	case has(b, "Initial profiling/warmup run took"):
-		f := &facts.Milestone{What: "profiling"}
-		if v, ok := numAfter(b, "took"); ok {
-			f.ElapsedS = facts.N(v)
-		}
-		return p.emit(ps, facts.EventWarmup, lvl, b, f), false, true
-	}
-	return nil, false, false
-}
-
-// tableK is table for the lines that start with 'K'; ok reports that one of
-// its checks took the line (ev and done are then table's answer).
-func (p *parser) tableK(l *line, ps *procState, lvl facts.Level, b []byte, bare bool) (ev *facts.LogEvent, done, ok bool) {
-	switch {
-	case has(b, "KV Cache is allocated"):
-		return p.kvAlloc(ps, lvl, b), false, true
-	case has(b, "KV cache pool is full"):
-		return p.retract(ps, b), false, true
-	case has(b, "Killed"):
-		if len(trimDot(b)) == len("Killed") {
-			return p.emit(ps, facts.EventKilled, facts.LevelError, b, &facts.Failure{Signal: "SIGKILL"}), false, true
-		}
-	}
-	return nil, false, false
-}
-
-// tableL is table for the lines that start with 'L'; ok reports that one of
-// its checks took the line (ev and done are then table's answer).
-func (p *parser) tableL(l *line, ps *procState, lvl facts.Level, b []byte, bare bool) (ev *facts.LogEvent, done, ok bool) {
-	switch {
-	case has(b, "Load weight begin"):
-		f := &facts.Milestone{}
-		if v, ok := numAfter(b, "avail mem="); ok {
-			f.AvailMemGB = facts.N(v)
-		}
-		return p.emit(ps, facts.EventLoadBegin, lvl, b, f), false, true
-	case has(b, "Load weight end"):
-		f := &facts.Milestone{}
-		kvEq(afterPrefix(b, "Load weight end."), f)
-		return p.emit(ps, facts.EventLoadEnd, lvl, b, f), false, true
-	case has(b, "Loading weights took"):
-		f := &facts.Milestone{Stage: "weights"}
-		if v, ok := numAfter(b, "took"); ok {
-			f.ElapsedS = facts.N(v)
-		}
-		return p.emit(ps, facts.EventLoadEnd, lvl, b, f), false, true
-	case has(b, "Loading model weights took"):
-		f := &facts.Milestone{Stage: "model"}
-		if v, ok := numAfter(b, "took"); ok {
-			f.MemGB = facts.N(v)
-		}
-		return p.emit(ps, facts.EventLoadEnd, lvl, b, f), false, true
-	case has(b, "Loading extension module "):
-		return p.emit(ps, facts.EventJITEnd, lvl, b, &facts.JIT{What: "torch-extension", Module: string(trimDot(b[len("Loading extension module "):]))}), false, true
-	}
-	return nil, false, false
-}
-
-// tableM is table for the lines that start with 'M'; ok reports that one of
-// its checks took the line (ev and done are then table's answer).
-func (p *parser) tableM(l *line, ps *procState, lvl facts.Level, b []byte, bare bool) (ev *facts.LogEvent, done, ok bool) {
-	switch {
-	case has(b, "Memory pool end"):
-		f := &facts.Milestone{}
-		if v, ok := numAfter(b, "avail mem="); ok {
-			f.AvailMemGB = facts.N(v)
-		}
-		return p.emit(ps, facts.EventMemPoolEnd, lvl, b, f), false, true
-	case has(b, "Model loading took"):
-		f := &facts.Milestone{Stage: "model"}
-		if v, ok := numAfter(b, "took"); ok {
-			f.MemGiB = facts.N(v)
-		}
-		if v, ok := numAfter(b, " and "); ok {
-			f.ElapsedS = facts.N(v)
-		}
-		return p.emit(ps, facts.EventLoadEnd, lvl, b, f), false, true
-	case has(b, "Memory profiling takes"):
-		f := &facts.MemoryProfile{}
-		if v, ok := numAfter(b, "takes"); ok {
-			f.ElapsedS = facts.N(v)
-		}
-		return p.emit(ps, facts.EventMemoryProfile, lvl, b, f), false, true
-	case has(b, "Maximum concurrency for"):
-		f := &facts.KVCache{}
-		if v, ok := numAfter(b, "concurrency for"); ok {
-			f.TokensPerRequest = facts.N(v)
-		}
-		if v, ok := numAfter(b, "per request:"); ok {
-			f.Concurrency = facts.N(v)
-		}
-		return p.emit(ps, facts.EventMaxConcurrency, lvl, b, f), false, true
-	}
-	return nil, false, false
-}
-
-// tableN is table for the lines that start with 'N'; ok reports that one of
-// its checks took the line (ev and done are then table's answer).
-func (p *parser) tableN(l *line, ps *procState, lvl facts.Level, b []byte, bare bool) (ev *facts.LogEvent, done, ok bool) {
-	switch {
-	case has(b, "No available shared memory broadcast block found"):
-		f := &facts.Wait{}
-		if v, ok := numAfter(b, "found in"); ok {
-			f.WaitS = facts.N(v)
-		}
-		return p.emit(ps, facts.EventSHMWait, facts.LevelWarning, b, f), false, true
-	case has(b, "Not enough memory"), has(b, "No available memory for the cache blocks"):
-		return p.emit(ps, facts.EventKVInsufficient, facts.LevelError, b, nil), false, true
-	case has(b, "NCCL version "):
-		return p.emit(ps, facts.EventNCCLVersion, lvl, b, &facts.NCCL{Version: string(wordAfter(b, "NCCL version "))}), false, true
-	}
-	return nil, false, false
-}
-
-// tableP is table for the lines that start with 'P'; ok reports that one of
-// its checks took the line (ev and done are then table's answer).
-func (p *parser) tableP(l *line, ps *procState, lvl facts.Level, b []byte, bare bool) (ev *facts.LogEvent, done, ok bool) {
-	switch {
-	case has(b, "Primary job") && contains(b, "terminated normally, but"):
-		// Open MPI: the launcher ran the job to its end but a process
-		// returned non-zero ("Primary job  terminated normally, but 1
-		// process returned / a non-zero exit code.").
-		return p.emit(ps, facts.EventChildFailed, facts.LevelError, b, &facts.Failure{Launcher: "mpirun"}), false, true
-	case has(b, "Prefill batch"):
-		if p.statSGLang(ps, facts.EventStatPrefill, b[len("Prefill batch"):]) {
-			return nil, true, true
-		}
-	case has(b, "Prefix cache hit rate: GPU:"):
-		p.prefixCacheV0(ps, b)
+func (p *parser) statDecode(ps *procState, _ facts.Level, b []byte) (*facts.LogEvent, bool, bool) {
+	if p.statSGLang(ps, facts.EventStatDecode, b[len("Decode batch"):]) {
 		return nil, true, true
-	case has(b, "Prefill out of memory"):
-		return p.emit(ps, facts.EventOOM, facts.LevelError, b, &facts.OOM{Kind: "kv-cache"}), false, true
-	case has(b, "Piecewise CUDA Graph failed"):
-		return p.emit(ps, facts.EventGraphFailed, facts.LevelError, b, &facts.Milestone{Graph: "piecewise CUDA graph"}), false, true
-	case has(b, "Parent process exited, terminating worker"):
-		return p.emit(ps, facts.EventShutdown, lvl, b, &facts.Server{What: "parent-exited"}), false, true
-	case has(b, "Profiling CUDA graph memory"):
-		return p.emit(ps, facts.EventMemoryProfile, lvl, b, nil), false, true
 	}
 	return nil, false, false
 }
 
-// tableR is table for the lines that start with 'R'; ok reports that one of
-// its checks took the line (ev and done are then table's answer).
-func (p *parser) tableR(l *line, ps *procState, lvl facts.Level, b []byte, bare bool) (ev *facts.LogEvent, done, ok bool) {
-	switch {
-	case has(b, "Received sigquit from a child proces"):
-		return p.emit(ps, facts.EventSigquit, facts.LevelError, b, nil), false, true
-	case has(b, "Rank ") && contains(b, "scheduler is dead"):
-		f := &facts.Failure{What: "scheduler"}
-		if v, ok := numAfter(b, "Rank"); ok {
-			f.Rank = facts.N(v)
-		}
-		return p.emit(ps, facts.EventChildFailed, facts.LevelError, b, f), false, true
-	case has(b, "Rank ") && contains(b, "scheduler died during initialization"):
-		return p.schedulerDied(ps, b), false, true
-	case has(b, "Registering ") && contains(b, "cuda graph addresses"):
-		// The custom all-reduce's capture context, on leaving (also on
-		// an exception: it runs in a finally), registers the buffers its
-		// graphs use and exchanges them with every rank of the group.
-		f := &facts.CustomAllReduce{Enabled: true, What: "graph-buffers"}
-		if v, ok := numAfter(b, "Registering"); ok {
-			f.Addresses = facts.N(v)
-		}
-		return p.emit(ps, facts.EventCustomAllReduce, lvl, b, f), false, true
-	case has(b, "Route: "):
-		rest := b[len("Route: "):]
-		f := &facts.HTTP{}
-		if k := bytes.Index(rest, []byte(", Methods: ")); k >= 0 {
-			f.Path = string(rest[:k])
-			f.Methods = string(rest[k+len(", Methods: "):])
-		} else {
-			f.Path = string(rest)
-		}
-		return p.emit(ps, facts.EventRoute, lvl, b, f), false, true
-	case has(b, "Running FlashInfer autotune"):
-		return p.emit(ps, facts.EventJITBegin, lvl, b, &facts.JIT{What: "flashinfer-autotune"}), false, true
-	case has(b, "RPC call to "):
-		return p.rpcTimeout(ps, b), false, true
-	}
-	return nil, false, false
-}
-
-// tableS is table for the lines that start with 'S'; ok reports that one of
-// its checks took the line (ev and done are then table's answer).
-func (p *parser) tableS(l *line, ps *procState, lvl facts.Level, b []byte, bare bool) (ev *facts.LogEvent, done, ok bool) {
-	switch {
-	case has(b, "Scheduler hit an exception"):
-		return p.emit(ps, facts.EventSchedulerCrash, facts.LevelError, b, &facts.Failure{Component: "Scheduler"}), false, true
-	case has(b, "Sequence group ") && contains(b, "is preempted by PreemptionMode."):
-		f := &facts.Pressure{}
-		if w := wordAfter(b, "PreemptionMode."); w != nil {
-			f.Mode = string(w)
-		}
-		if v, ok := numAfter(b, "total_num_cumulative_preemption="); ok {
-			f.Total = facts.N(v)
-		}
-		return p.emit(ps, facts.EventPreemption, facts.LevelWarning, b, f), false, true
-	case has(b, "SpecDecoding metrics:"), has(b, "Speculative metrics:"):
-		p.statSpec(ps, b)
+func (p *parser) statPrefill(ps *procState, _ facts.Level, b []byte) (*facts.LogEvent, bool, bool) {
+	if p.statSGLang(ps, facts.EventStatPrefill, b[len("Prefill batch"):]) {
 		return nil, true, true
-	case has(b, "Scheduler or DataParallelController"):
-		f := &facts.Failure{What: "scheduler"}
-		if v, ok := numAfter(b, "terminated with"); ok {
-			f.ExitCode = facts.N(v)
-		}
-		return p.emit(ps, facts.EventChildFailed, facts.LevelError, b, f), false, true
-	case has(b, "SIGQUIT received"):
-		return p.emit(ps, facts.EventSigquit, facts.LevelError, b, nil), false, true
-	case has(b, "SIGTERM received"), has(b, "SIGINT received"):
-		return p.emit(ps, facts.EventShutdown, lvl, b, &facts.Server{Signal: string(b[:bytes.IndexByte(b, ' ')])}), false, true
-	case has(b, "Subprocess ") && contains(b, "crashed with exit code"):
-		return p.subprocessCrashed(ps, b), false, true
-	case has(b, "Starting to load model"):
-		f := &facts.Milestone{}
-		if rest, ok := cut(b, "Starting to load model "); ok {
-			f.Model = string(bytes.TrimSuffix(bytes.TrimSpace(rest), []byte("...")))
-		}
-		return p.emit(ps, facts.EventLoadBegin, lvl, b, f), false, true
-	case has(b, "Starting vLLM"):
-		f := &facts.Server{Server: "vllm"}
-		if k := bytes.Index(b, []byte("http")); k >= 0 {
-			f.URL = string(trimDot(b[k:]))
-		}
-		return p.emit(ps, facts.EventHTTPStart, lvl, b, f), false, true
-	case has(b, "Start of pd disaggregation warmup"):
-		return p.emit(ps, facts.EventWarmup, lvl, b, &facts.Milestone{What: "disaggregation"}), false, true
-	case has(b, "Skipping CUDA graph capture"):
-		return p.emit(ps, facts.EventConfigWarning, lvl, b, &facts.Notice{CUDAGraphOff: true}), false, true
-	case has(b, "Segmentation fault"):
-		return p.emit(ps, facts.EventKilled, facts.LevelCritical, b, &facts.Failure{Signal: "SIGSEGV"}), false, true
-	case has(b, "Started server process"):
-		return p.uvicornStarted(ps, lvl, b), false, true
 	}
 	return nil, false, false
 }
 
-// tableT is table for the lines that start with 'T'; ok reports that one of
-// its checks took the line (ev and done are then table's answer).
-func (p *parser) tableT(l *line, ps *procState, lvl facts.Level, b []byte, bare bool) (ev *facts.LogEvent, done, ok bool) {
-	switch {
-	case has(b, "The server is fired up and ready to roll"):
-		return p.emit(ps, facts.EventReady, facts.LevelInfo, b, &facts.Server{Server: "sglang"}), false, true
-	case has(b, "Time spent downloading weights"):
-		f := &facts.Milestone{}
-		if k := bytes.LastIndex(b, []byte(": ")); k > 0 {
-			if v, n := parseNum(b[k+2:]); n > 0 {
-				f.ElapsedS = facts.N(v)
-			}
-			if m := bytes.Index(b[:k], []byte(" for ")); m >= 0 {
-				f.Model = string(b[m+5 : k])
-			}
-		}
-		return p.emit(ps, facts.EventWeightsDownload, lvl, b, f), false, true
-	case has(b, "Triton kernel JIT compilation during inference"), has(b, "CuTeDSL JIT compilation during inference"):
-		f := &facts.JIT{What: "triton-inference"}
-		if k := bytes.Index(b, []byte("inference: ")); k >= 0 {
-			f.Kernel = string(trimDot(wordUntil(b[k+len("inference: "):], '.')))
-		}
-		return p.emit(ps, facts.EventJITProgress, lvl, b, f), false, true
-	case has(b, "TileLang begins to compile kernel"):
-		return p.emit(ps, facts.EventJITBegin, lvl, b, &facts.JIT{What: "tilelang"}), false, true
-	case has(b, "TileLang completes"):
-		return p.emit(ps, facts.EventJITEnd, lvl, b, &facts.JIT{What: "tilelang"}), false, true
-	case has(b, "Try DeepGEMM JIT Compiling for"):
-		f := &facts.JIT{What: "deepgemm"}
-		if k := bytes.IndexByte(b, '<'); k >= 0 {
-			if e := bytes.IndexByte(b[k:], '>'); e > 0 {
-				f.Kernel = string(b[k+1 : k+e])
-			}
-		}
-		return p.emit(ps, facts.EventJITProgress, lvl, b, f), false, true
-	case has(b, "TokenizerManager hit an exception"):
-		return p.emit(ps, facts.EventSchedulerCrash, facts.LevelError, b, &facts.Failure{Component: "TokenizerManager"}), false, true
-	case has(b, "TP rank ") && contains(b, "other ranks that didn't finish loading"):
-		return p.emit(ps, facts.EventError, facts.LevelError, b, &facts.Failure{What: "load-barrier"}), false, true
-	case has(b, "The number of required GPUs exceeds the total number of available GPUs"):
-		return p.emit(ps, facts.EventConfigWarning, facts.LevelWarning, b, &facts.Notice{What: "placement-group"}), false, true
+func (p *parser) statPrefixCacheV0(ps *procState, _ facts.Level, b []byte) (*facts.LogEvent, bool, bool) {
+	p.prefixCacheV0(ps, b)
+	return nil, true, true
+}
+
+func (p *parser) statSpecLine(ps *procState, _ facts.Level, b []byte) (*facts.LogEvent, bool, bool) {
+	p.statSpec(ps, b)
+	return nil, true, true
+}
+
+func (p *parser) endpointDeprecated(ps *procState, _ facts.Level, b []byte) (*facts.LogEvent, bool, bool) {
+	f := &facts.Notice{What: string(wordUntil(b[len("Endpoint '"):], '\''))}
+	return p.emit(ps, facts.EventDeprecation, facts.LevelWarning, b, f), false, true
+}
+
+// engineStat reads the lines vLLM's front end prefixes with "Engine 000: ".
+func (p *parser) engineStat(ps *procState, lvl facts.Level, b []byte) (*facts.LogEvent, bool, bool) {
+	if ev, ok := p.engineLine(ps, lvl, b); ok {
+		return ev, true, true
 	}
 	return nil, false, false
 }
 
-// tableU is table for the lines that start with 'U'; ok reports that one of
-// its checks took the line (ev and done are then table's answer).
-func (p *parser) tableU(l *line, ps *procState, lvl facts.Level, b []byte, bare bool) (ev *facts.LogEvent, done, ok bool) {
-	switch {
-	case has(b, "Using model weights format"):
-		f := &facts.Milestone{}
-		if k := bytes.IndexByte(b, '['); k >= 0 {
-			f.Format = string(b[k:])
-		}
-		return p.emit(ps, facts.EventWeightsFormat, lvl, b, f), false, true
-	case has(b, "Using cache directory:") && contains(b, "torch.compile"):
-		f := &facts.Compile{Stage: "begin"}
-		if w := wordAfter(b, "directory: "); w != nil {
-			f.CacheDir = string(w)
-		}
-		return p.emit(ps, facts.EventTorchCompile, lvl, b, f), false, true
-	case has(b, "Using ") && (contains(b, "backend") || has(b, "Using FlashAttention version")):
-		if ev := p.vllmBackend(ps, lvl, b); ev != nil {
-			return ev, false, true
-		}
-	case has(b, "Use ") && contains(b, "attention backend"):
-		f := &facts.AttentionBackend{}
-		if w := wordAfter(b, "Use "); w != nil {
-			f.Backend = string(w)
-		}
-		return p.emit(ps, facts.EventAttentionBackend, lvl, b, f), false, true
-	case has(b, "Uvicorn running on"):
-		return p.uvicornRunning(ps, lvl, b), false, true
+func (p *parser) engineCoreFailed(ps *procState, _ facts.Level, b []byte) (*facts.LogEvent, bool, bool) {
+	return p.classifyException(ps, nil, b, b), false, true
+}
+
+func (p *parser) distInitEnd(ps *procState, lvl facts.Level, b []byte) (*facts.LogEvent, bool, bool) {
+	f := &facts.Milestone{}
+	kvEq(afterPrefix(b, "Init torch distributed ends."), f)
+	return p.emit(ps, facts.EventDistInitEnd, lvl, b, f), false, true
+}
+
+// killed reads the shell's "Killed" alone on its line.
+func (p *parser) killed(ps *procState, _ facts.Level, b []byte) (*facts.LogEvent, bool, bool) {
+	if len(trimDot(b)) == len("Killed") {
+		return p.emit(ps, facts.EventKilled, facts.LevelError, b, &facts.Failure{Signal: "SIGKILL"}), false, true
 	}
 	return nil, false, false
 }
 
-// tableW is table for the lines that start with 'W'; ok reports that one of
-// its checks took the line (ev and done are then table's answer).
-func (p *parser) tableW(l *line, ps *procState, lvl facts.Level, b []byte, bare bool) (ev *facts.LogEvent, done, ok bool) {
-	switch {
-	case has(b, "Watchdog timeout"):
-		return p.watchdog(ps, b), false, true
-	case has(b, "Waiting for creating a placement group"):
-		f := &facts.Wait{}
-		if v, ok := numAfter(b, "specs for"); ok {
-			f.WaitS = facts.N(v)
-		}
-		return p.emit(ps, facts.EventPlacementWait, facts.LevelWarning, b, f), false, true
-	case has(b, "Worker proc ") && contains(b, "died unexpectedly"):
-		f := &facts.Failure{}
-		if w := wordAfter(b, "Worker proc "); w != nil {
-			f.Worker = string(w)
-		}
-		return p.emit(ps, facts.EventWorkerDied, facts.LevelError, b, f), false, true
-	case has(b, "WorkerProc was terminated"):
-		return p.emit(ps, facts.EventShutdown, lvl, b, &facts.Server{What: "worker-terminated"}), false, true
-	case has(b, "WorkerProc failed to start"):
-		return p.emit(ps, facts.EventEngineInitFailed, facts.LevelError, b, &facts.Failure{What: "worker"}), false, true
-	case has(b, "Warming up"):
-		return p.emit(ps, facts.EventWarmup, lvl, b, nil), false, true
-	}
-	return nil, false, false
+func (p *parser) loadWeightEnd(ps *procState, lvl facts.Level, b []byte) (*facts.LogEvent, bool, bool) {
+	f := &facts.Milestone{}
+	kvEq(afterPrefix(b, "Load weight end."), f)
+	return p.emit(ps, facts.EventLoadEnd, lvl, b, f), false, true
 }
 
-// tableLowerT is table for the lines that start with 't'; ok reports that one of
-// its checks took the line (ev and done are then table's answer).
-func (p *parser) tableLowerT(l *line, ps *procState, lvl facts.Level, b []byte, bare bool) (ev *facts.LogEvent, done, ok bool) {
-	switch {
-	case has(b, "torch.compile takes"), has(b, "torch.compile took"):
-		f := &facts.Milestone{}
-		if v, ok := numAfter(b, " takes"); ok {
-			f.ElapsedS = facts.N(v)
-		} else if v, ok := numAfter(b, " took"); ok {
+func (p *parser) route(ps *procState, lvl facts.Level, b []byte) (*facts.LogEvent, bool, bool) {
+	rest := b[len("Route: "):]
+	f := &facts.HTTP{}
+	if k := bytes.Index(rest, []byte(", Methods: ")); k >= 0 {
+		f.Path = string(rest[:k])
+		f.Methods = string(rest[k+len(", Methods: "):])
+	} else {
+		f.Path = string(rest)
+	}
+	return p.emit(ps, facts.EventRoute, lvl, b, f), false, true
+}
+
+func (p *parser) loadModel(ps *procState, lvl facts.Level, b []byte) (*facts.LogEvent, bool, bool) {
+	f := &facts.Milestone{}
+	if rest, ok := cut(b, "Starting to load model "); ok {
+		f.Model = string(bytes.TrimSuffix(bytes.TrimSpace(rest), []byte("...")))
+	}
+	return p.emit(ps, facts.EventLoadBegin, lvl, b, f), false, true
+}
+
+func (p *parser) startingVLLM(ps *procState, lvl facts.Level, b []byte) (*facts.LogEvent, bool, bool) {
+	f := &facts.Server{Server: "vllm"}
+	if k := bytes.Index(b, []byte("http")); k >= 0 {
+		f.URL = string(trimDot(b[k:]))
+	}
+	return p.emit(ps, facts.EventHTTPStart, lvl, b, f), false, true
+}
+
+func (p *parser) weightsDownload(ps *procState, lvl facts.Level, b []byte) (*facts.LogEvent, bool, bool) {
+	f := &facts.Milestone{}
+	if k := bytes.LastIndex(b, []byte(": ")); k > 0 {
+		if v, n := parseNum(b[k+2:]); n > 0 {
 			f.ElapsedS = facts.N(v)
 		}
-		return p.emit(ps, facts.EventTorchCompileEnd, lvl, b, f), false, true
-	case has(b, "the current vLLM instance can use total_gpu_memory"):
-		f := &facts.MemoryProfile{}
-		if v, ok := numAfter(b, "total_gpu_memory ("); ok {
-			f.TotalGiB = facts.N(v)
+		if m := bytes.Index(b[:k], []byte(" for ")); m >= 0 {
+			f.Model = string(b[m+5 : k])
 		}
-		if v, ok := numAfter(b, "gpu_memory_utilization ("); ok {
-			f.Utilization = facts.N(v)
-		}
-		if v, ok := numAfter(b, ") = "); ok {
-			f.UsableGiB = facts.N(v)
-		}
-		return p.emit(ps, facts.EventMemoryProfile, lvl, b, f), false, true
 	}
-	return nil, false, false
+	return p.emit(ps, facts.EventWeightsDownload, lvl, b, f), false, true
 }
 
-// tableLowerMP is table for the lines that start with 'm', 'p'; ok reports that one of
-// its checks took the line (ev and done are then table's answer).
-func (p *parser) tableLowerMP(l *line, ps *procState, lvl facts.Level, b []byte, bare bool) (ev *facts.LogEvent, done, ok bool) {
-	if ev := p.mpiReport(ps, b); ev != nil {
-		return ev, false, true
+func (p *parser) jitDuringInference(ps *procState, lvl facts.Level, b []byte) (*facts.LogEvent, bool, bool) {
+	f := &facts.JIT{What: "triton-inference"}
+	if k := bytes.Index(b, []byte("inference: ")); k >= 0 {
+		f.Kernel = string(trimDot(wordUntil(b[k+len("inference: "):], '.')))
 	}
-	if has(b, "max_total_num_tokens=") {
-		f := &facts.TokenBudget{}
-		kvEq(b, f)
-		return p.emit(ps, facts.EventMaxTotalTokens, lvl, b, f), false, true
-	}
-	if has(b, "model weights take") {
-		f := &facts.MemoryProfile{}
-		if v, ok := numAfter(b, "model weights take"); ok {
-			f.WeightsGiB = facts.N(v)
-		}
-		if v, ok := numAfter(b, "non_torch_memory takes"); ok {
-			f.NonTorchGiB = facts.N(v)
-		}
-		if v, ok := numAfter(b, "activation peak memory takes"); ok {
-			f.ActivationGiB = facts.N(v)
-		}
-		if v, ok := numAfter(b, "reserved for KV Cache is"); ok {
-			f.KVCacheGiB = facts.N(v)
-		}
-		return p.emit(ps, facts.EventMemoryProfile, lvl, b, f), false, true
-	}
-	return nil, false, false
+	return p.emit(ps, facts.EventJITProgress, lvl, b, f), false, true
 }
 
-// tableHash is table for the lines that start with '#'; ok reports that one of
-// its checks took the line (ev and done are then table's answer).
-func (p *parser) tableHash(l *line, ps *procState, lvl facts.Level, b []byte, bare bool) (ev *facts.LogEvent, done, ok bool) {
-	if has(b, "# cuda blocks:") || has(b, "# GPU blocks:") {
-		f := &facts.KVCache{}
-		if v, ok := numAfter(b, "blocks:"); ok {
-			f.GPUBlocks = facts.N(v)
-		}
-		if v, ok := numAfter(b, "# CPU blocks:"); ok {
-			f.CPUBlocks = facts.N(v)
-		}
-		return p.emit(ps, facts.EventKVCacheSize, lvl, b, f), false, true
+func (p *parser) weightsFormat(ps *procState, lvl facts.Level, b []byte) (*facts.LogEvent, bool, bool) {
+	f := &facts.Milestone{}
+	if k := bytes.IndexByte(b, '['); k >= 0 {
+		f.Format = string(b[k:])
 	}
-	return nil, false, false
+	return p.emit(ps, facts.EventWeightsFormat, lvl, b, f), false, true
 }
 
-// tableLowerI is table for the lines that start with 'i'; ok reports that one of
-// its checks took the line (ev and done are then table's answer).
-func (p *parser) tableLowerI(l *line, ps *procState, lvl facts.Level, b []byte, bare bool) (ev *facts.LogEvent, done, ok bool) {
-	if has(b, "init engine") && contains(b, "took") {
-		f := &facts.Milestone{}
-		if v, ok := numAfter(b, "took"); ok {
-			f.ElapsedS = facts.N(v)
-		}
-		if v, ok := numAfter(b, "compilation:"); ok {
-			f.CompilationS = facts.N(v)
-		}
-		return p.emit(ps, facts.EventInitEngineDone, lvl, b, f), false, true
-	}
-	return nil, false, false
+func (p *parser) tokenBudget(ps *procState, lvl facts.Level, b []byte) (*facts.LogEvent, bool, bool) {
+	f := &facts.TokenBudget{}
+	kvEq(b, f)
+	return p.emit(ps, facts.EventMaxTotalTokens, lvl, b, f), false, true
 }
 
-// tableLowerN is table for the lines that start with 'n'; ok reports that one of
-// its checks took the line (ev and done are then table's answer).
-func (p *parser) tableLowerN(l *line, ps *procState, lvl facts.Level, b []byte, bare bool) (ev *facts.LogEvent, done, ok bool) {
-	if has(b, "non-default args: {") {
-		return p.argsDump(ps, lvl, b, b[len("non-default args: "):], "non-default-args", facts.EventNonDefaultArgs, false), false, true
-	}
-	return nil, false, false
+func (p *parser) nonDefaultArgs(ps *procState, lvl facts.Level, b []byte) (*facts.LogEvent, bool, bool) {
+	return p.argsDump(ps, lvl, b, b[len("non-default args: "):], "non-default-args", facts.EventNonDefaultArgs, false), false, true
 }
 
-// tableLowerA is table for the lines that start with 'a'; ok reports that one of
-// its checks took the line (ev and done are then table's answer).
-func (p *parser) tableLowerA(l *line, ps *procState, lvl facts.Level, b []byte, bare bool) (ev *facts.LogEvent, done, ok bool) {
-	if has(b, "args: Namespace(") {
-		return p.argsDump(ps, lvl, b, b[len("args: "):], "non-default-args", facts.EventNonDefaultArgs, true), false, true
-	}
-	return nil, false, false
+func (p *parser) namespaceArgs(ps *procState, lvl facts.Level, b []byte) (*facts.LogEvent, bool, bool) {
+	return p.argsDump(ps, lvl, b, b[len("args: "):], "non-default-args", facts.EventNonDefaultArgs, true), false, true
 }
 
-// tableLowerR is table for the lines that start with 'r'; ok reports that one of
-// its checks took the line (ev and done are then table's answer).
-func (p *parser) tableLowerR(l *line, ps *procState, lvl facts.Level, b []byte, bare bool) (ev *facts.LogEvent, done, ok bool) {
-	switch {
-	case has(b, "reading GPU P2P access cache from"):
-		rest, _ := bytes.CutPrefix(b, []byte("reading GPU P2P access cache from"))
-		return p.emit(ps, facts.EventP2P, lvl, b, &facts.P2P{Cache: string(trimDot(bytes.TrimLeft(rest, " ")))}), false, true
-	case has(b, "rank ") && contains(b, " is assigned as "):
-		return p.rankAssigned(ps, lvl, b), false, true
-	}
-	return nil, false, false
+func (p *parser) serverArgs(ps *procState, lvl facts.Level, b []byte) (*facts.LogEvent, bool, bool) {
+	return p.argsDump(ps, lvl, b, b[len("server_args="):], "server-args", facts.EventServerArgs, false), false, true
 }
 
-// tableLowerS is table for the lines that start with 's'; ok reports that one of
-// its checks took the line (ev and done are then table's answer).
-func (p *parser) tableLowerS(l *line, ps *procState, lvl facts.Level, b []byte, bare bool) (ev *facts.LogEvent, done, ok bool) {
-	switch {
-	case has(b, "server_args=ServerArgs("):
-		return p.argsDump(ps, lvl, b, b[len("server_args="):], "server-args", facts.EventServerArgs, false), false, true
-	case has(b, "sglang is using nccl=="):
-		return p.emit(ps, facts.EventNCCLVersion, lvl, b, &facts.NCCL{Version: string(trimDot(b[len("sglang is using nccl=="):]))}), false, true
-	}
-	return nil, false, false
-}
-
-// tableLowerV is table for the lines that start with 'v'; ok reports that one of
-// its checks took the line (ev and done are then table's answer).
-func (p *parser) tableLowerV(l *line, ps *procState, lvl facts.Level, b []byte, bare bool) (ev *facts.LogEvent, done, ok bool) {
-	switch {
-	case has(b, "vLLM API server version "):
-		return p.emit(ps, facts.EventVersion, lvl, b, &facts.Version{Engine: "vllm", Version: string(trimDot(b[len("vLLM API server version "):]))}), false, true
-	case has(b, "vLLM is using nccl=="):
-		return p.emit(ps, facts.EventNCCLVersion, lvl, b, &facts.NCCL{Version: string(trimDot(b[len("vLLM is using nccl=="):]))}), false, true
-	}
-	return nil, false, false
-}
-
-// tableLowerW is table for the lines that start with 'w'; ok reports that one of
-// its checks took the line (ev and done are then table's answer).
-func (p *parser) tableLowerW(l *line, ps *procState, lvl facts.Level, b []byte, bare bool) (ev *facts.LogEvent, done, ok bool) {
-	if has(b, "world_size=") && contains(b, "distributed_init_method=") {
-		f := &facts.RankInfo{}
-		for _, kv := range bytes.Fields(b) {
-			if e := bytes.IndexByte(kv, '='); e > 0 {
-				if v, n := parseNum(kv[e+1:]); n > 0 && n == len(kv)-e-1 {
-					facts.SetField(f, string(kv[:e]), v)
-				} else {
-					facts.SetField(f, string(kv[:e]), string(kv[e+1:]))
-				}
+// distInitBegin reads vLLM's "world_size=2 rank=0 local_rank=0
+// distributed_init_method=tcp://... backend=nccl".
+func (p *parser) distInitBegin(ps *procState, lvl facts.Level, b []byte) (*facts.LogEvent, bool, bool) {
+	f := &facts.RankInfo{}
+	for _, kv := range bytes.Fields(b) {
+		if e := bytes.IndexByte(kv, '='); e > 0 {
+			if v, n := parseNum(kv[e+1:]); n > 0 && n == len(kv)-e-1 {
+				facts.SetField(f, string(kv[:e]), v)
+			} else {
+				facts.SetField(f, string(kv[:e]), string(kv[e+1:]))
 			}
 		}
-		return p.emit(ps, facts.EventDistInitBegin, lvl, b, f), false, true
 	}
-	return nil, false, false
+	return p.emit(ps, facts.EventDistInitBegin, lvl, b, f), false, true
 }
 
-// tableBracket is table for the lines that start with '['; ok reports that one of
-// its checks took the line (ev and done are then table's answer).
-func (p *parser) tableBracket(l *line, ps *procState, lvl facts.Level, b []byte, bare bool) (ev *facts.LogEvent, done, ok bool) {
-	switch {
-	case has(b, "[shutdown] "):
-		return p.emit(ps, facts.EventShutdown, lvl, b, &facts.Server{What: string(b[len("[shutdown] "):min(len(b), len("[shutdown] ")+64)])}), false, true
-	case has(b, "[AR] "):
-		f := &facts.CustomAllReduce{}
-		if contains(b, "custom AR disabled") {
-			f.Enabled = false
-		} else if has(b, "[AR] Using ") {
-			f.Enabled = true
-		}
-		return p.emit(ps, facts.EventCustomAllReduce, lvl, b, f), false, true
-	}
-	return nil, false, false
+func (p *parser) shutdownNote(ps *procState, lvl facts.Level, b []byte) (*facts.LogEvent, bool, bool) {
+	return p.emit(ps, facts.EventShutdown, lvl, b, &facts.Server{What: string(b[len("[shutdown] "):min(len(b), len("[shutdown] ")+64)])}), false, true
 }
 
-// tableQuote is table for the lines that start with a single quote; ok reports that one of
-// its checks took the line (ev and done are then table's answer).
-func (p *parser) tableQuote(l *line, ps *procState, lvl facts.Level, b []byte, bare bool) (ev *facts.LogEvent, done, ok bool) {
-	// "'--cuda-graph-max-bs' is deprecated and will be removed in a
-	// future release. Use '--cuda-graph-max-bs-decode' instead."
+// flagDeprecated reads "'--cuda-graph-max-bs' is deprecated and will be
+// removed in a future release. Use '--cuda-graph-max-bs-decode' instead."
+func (p *parser) flagDeprecated(ps *procState, _ facts.Level, b []byte) (*facts.LogEvent, bool, bool) {
 	if e := bytes.IndexByte(b[1:], '\''); e > 0 && has(b[e+2:], " is deprecated") {
 		f := &facts.Notice{What: string(b[1 : e+1])}
 		if k := strings.Index(bstr(b), "Use '"); k >= 0 {
@@ -1321,46 +682,18 @@ func (p *parser) tableQuote(l *line, ps *procState, lvl facts.Level, b []byte, b
 	return nil, false, false
 }
 
-// tableStar is table for the lines that start with '*'; ok reports that one of
-// its checks took the line (ev and done are then table's answer).
-func (p *parser) tableStar(l *line, ps *procState, lvl facts.Level, b []byte, bare bool) (ev *facts.LogEvent, done, ok bool) {
-	if has(b, "*** SIGTERM received") || has(b, "*** SIGKILL") || has(b, "*** SIGSEGV received") || has(b, "*** SIGABRT received") {
-		sig := b[4:]
-		if e := bytes.IndexByte(sig, ' '); e > 0 {
-			sig = sig[:e]
-		}
-		return p.emit(ps, facts.EventSignal, facts.LevelWarning, b, &facts.Server{Signal: string(sig)}), false, true
+// starSignal reads "*** SIGKILL..." as a signal handler prints it; the
+// other signals' lines, whose word is fixed, are patterns.
+func (p *parser) starSignal(ps *procState, _ facts.Level, b []byte) (*facts.LogEvent, bool, bool) {
+	sig := b[4:]
+	if e := bytes.IndexByte(sig, ' '); e > 0 {
+		sig = sig[:e]
 	}
-	return nil, false, false
+	return p.emit(ps, facts.EventSignal, facts.LevelWarning, b, &facts.Server{Signal: string(sig)}), false, true
 }
 
-// tableDigit is table for the lines that start with a digit; ok reports that one of
-// its checks took the line (ev and done are then table's answer).
-func (p *parser) tableDigit(l *line, ps *procState, lvl facts.Level, b []byte, bare bool) (ev *facts.LogEvent, done, ok bool) {
-	if ev, ok := p.engineLine(ps, lvl, b); ok {
-		return ev, true, true
-	}
-	return nil, false, false
-}
-
-// tableLowerF is table for the lines that start with 'f'; ok reports that one of
-// its checks took the line (ev and done are then table's answer).
-func (p *parser) tableLowerF(l *line, ps *procState, lvl facts.Level, b []byte, bare bool) (ev *facts.LogEvent, done, ok bool) {
-	if has(b, "flashinfer.jit:") {
-		// "flashinfer.jit: msg" behind its own formatter's header, or
-		// "flashinfer.jit:msg" as logging's "%(name)s:%(message)s" puts it.
-		return p.flashinfer(l, ps, lvl, skipOneSpace(b[len("flashinfer.jit:"):])), false, true
-	}
-	return nil, false, false
-}
-
-// tableSlash is table for the lines that start with '/'; ok reports that one of
-// its checks took the line (ev and done are then table's answer).
-func (p *parser) tableSlash(l *line, ps *procState, lvl facts.Level, b []byte, bare bool) (ev *facts.LogEvent, done, ok bool) {
-	if ev := p.pyWarning(ps, b); ev != nil {
-		return ev, false, true
-	}
-	return nil, false, false
+func (p *parser) flashinferLine(ps *procState, lvl facts.Level, b []byte) (*facts.LogEvent, bool, bool) {
+	return p.flashinfer(ps, lvl, b, skipOneSpace(b[len("flashinfer.jit:"):])), false, true
 }
 
 // benchmarks are the summary lines the engines' benchmark scripts print,
@@ -1509,28 +842,6 @@ func (p *parser) capture(ps *procState, lvl facts.Level, b []byte) *facts.LogEve
 	return p.emit(ps, typ, lvl, b, f)
 }
 
-// kvAlloc reads "KV Cache is allocated. [dtype: X, ]#tokens: N, K size: a GB,
-// V size: b GB" (MHA) or "... KV size: c GB" (MLA).
-func (p *parser) kvAlloc(ps *procState, lvl facts.Level, b []byte) *facts.LogEvent {
-	f := &facts.KVCache{}
-	if v, ok := numAfter(b, "#tokens:"); ok {
-		f.Tokens = facts.N(v)
-	}
-	if v, ok := numAfter(b, " K size:"); ok {
-		f.KSizeGB = facts.N(v)
-	}
-	if v, ok := numAfter(b, " V size:"); ok {
-		f.VSizeGB = facts.N(v)
-	}
-	if v, ok := numAfter(b, " KV size:"); ok {
-		f.KVSizeGB = facts.N(v)
-	}
-	if w := wordAfter(b, "dtype: "); w != nil {
-		f.DType = string(w)
-	}
-	return p.emit(ps, facts.EventKVCacheAlloc, lvl, b, f)
-}
-
 // retract reads "KV cache pool is full. Retract requests. #retracted_reqs: 1,
 // #new_token_ratio: 0.9998 -> 1.0000" and its older wording.
 func (p *parser) retract(ps *procState, b []byte) *facts.LogEvent {
@@ -1572,22 +883,6 @@ func (p *parser) watchdog(ps *procState, b []byte) *facts.LogEvent {
 		lvl = facts.LevelWarning
 	}
 	return p.emit(ps, facts.EventWatchdogTimeout, lvl, b, f)
-}
-
-// subprocessCrashed reads "Subprocess scheduler_0 (pid=12345) crashed with
-// exit code -6. Triggering SIGQUIT for cleanup...".
-func (p *parser) subprocessCrashed(ps *procState, b []byte) *facts.LogEvent {
-	f := &facts.Failure{}
-	if w := wordAfter(b, "Subprocess "); w != nil {
-		f.Name = string(w)
-	}
-	if v, ok := numAfter(b, "pid="); ok {
-		f.PID = facts.N(v)
-	}
-	if v, ok := numAfter(b, "exit code"); ok {
-		f.ExitCode = facts.N(v)
-	}
-	return p.emit(ps, facts.EventChildFailed, facts.LevelError, b, f)
 }
 
 // schedulerDied reads "Rank 0 scheduler died during initialization (exit
@@ -1668,27 +963,6 @@ func (p *parser) engineInit(ps *procState, lvl facts.Level, b []byte) *facts.Log
 		})
 	}
 	return p.emit(ps, facts.EventEngineInit, lvl, b[:min(len(b), 200)], f)
-}
-
-// rankAssigned reads "rank 1 in world size 4 is assigned as DP rank 0, PP
-// rank 0, TP rank 1, EP rank 1".
-func (p *parser) rankAssigned(ps *procState, lvl facts.Level, b []byte) *facts.LogEvent {
-	f := &facts.RankInfo{}
-	if v, ok := numAfter(b, "rank"); ok {
-		f.Rank = facts.N(v)
-	}
-	if v, ok := numAfter(b, "world size"); ok {
-		f.WorldSize = facts.N(v)
-	}
-	for _, k := range [...]struct {
-		key string
-		to  *facts.Num
-	}{{"DP rank", &f.DP}, {"PP rank", &f.PP}, {"PCP rank", &f.PCP}, {"TP rank", &f.TP}, {"EP rank", &f.EP}} {
-		if v, ok := numAfter(b, k.key); ok {
-			*k.to = facts.N(v)
-		}
-	}
-	return p.emit(ps, facts.EventRankAssigned, lvl, b, f)
 }
 
 // vllmBackend reads vLLM's attention backend lines of every era.
@@ -2136,9 +1410,9 @@ func (p *parser) seenKey() bool {
 	return false
 }
 
-// flashinfer reads flashinfer's JIT logger.
-func (p *parser) flashinfer(l *line, ps *procState, lvl facts.Level, b []byte) *facts.LogEvent {
-	msg := l.body
+// flashinfer reads flashinfer's JIT logger: b is its message, msg the
+// line's.
+func (p *parser) flashinfer(ps *procState, lvl facts.Level, msg, b []byte) *facts.LogEvent {
 	switch {
 	case has(b, "Loading JIT ops:"):
 		return p.emit(ps, facts.EventJITBegin, lvl, msg, &facts.JIT{What: "flashinfer", Op: string(skipOneSpace(b[len("Loading JIT ops:"):]))})
