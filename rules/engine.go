@@ -1,5 +1,6 @@
-// Package rules holds the rule engine, the registry, the derivation of
-// timelines from facts, and the rules themselves, one file per rule.
+// Package rules holds the rule engine, the registry, the verdict and the
+// rules themselves, one file per rule named after its ID; what the rules
+// read besides the facts is computed once by package derive.
 //
 // A rule is a value with metadata as data (Rule). Rules read facts and the
 // derived Index only: no file system, no clock, no globals. Each reports

@@ -1,3 +1,9 @@
+// Package derive computes, once per analysis, what the rules, the report
+// and diff read besides the raw facts: the Index of per-process timelines,
+// the run's state, snapshots in time and the same process across them, the
+// GPU inventory, the software readings and versions, runtime series, where
+// the signature catalog matched, the frame map and where a failure sits.
+// It reads facts only and imports no rule.
 package derive
 
 import (
