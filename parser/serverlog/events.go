@@ -615,6 +615,9 @@ func (p *parser) weightsDownload(ps *procState, lvl facts.Level, b []byte) (*fac
 
 func (p *parser) jitDuringInference(ps *procState, lvl facts.Level, b []byte) (*facts.LogEvent, bool, bool) {
 	f := &facts.JIT{What: "triton-inference"}
+	if b[0] == 'C' {
+		f.What = "cutedsl-inference"
+	}
 	if k := bytes.Index(b, []byte("inference: ")); k >= 0 {
 		f.Kernel = string(trimDot(wordUntil(b[k+len("inference: "):], '.')))
 	}

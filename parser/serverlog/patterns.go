@@ -388,6 +388,9 @@ var patterns = []patternList{
 		{pre: []string{"Creating FlashInfer allreduce workspace"}, also: "JIT", typ: facts.EventJITBegin, pay: pay(facts.JIT{What: "flashinfer"})},
 		{pre: []string{"Chat template warmup completed"}, typ: facts.EventWarmup, pay: pay(facts.Milestone{What: "chat-template"})},
 		{pre: []string{"Cannot use FlashAttention"}, typ: facts.EventConfigWarning},
+		// vLLM's JIT monitor on a cute.compile call after warm-up
+		// (vllm/utils/jit_monitor.py, "%s %s during inference: %s%s").
+		{pre: []string{"CuTeDSL JIT compilation during inference"}, code: (*parser).jitDuringInference},
 		{pre: []string{"Compute Capability < 8.0 is not supported by the V1 Engine"}, typ: facts.EventConfigWarning,
 			pay: pay(facts.Notice{Fallback: "V0"})},
 		{pre: []string{"CUDA graph is disabled", "Cuda graph is disabled", "Cudagraph is disabled"}, typ: facts.EventConfigWarning,
