@@ -143,10 +143,14 @@ func software(idx *rules.Index) []Item {
 			add(r.Key, r.Value, r.Src, "")
 		case r.Kind == rules.ByBanner:
 			add(r.Key, "unknown", r.Src, "the log does not print its version")
-		case r.Kind == rules.ByNCCLRuntime && engineLog[r.Group]:
-			// The note speaks of the engine: the NCCL line of a log of no
-			// engine (nccl-tests) is not shown.
-			add("nccl-runtime", r.Value, r.Src, "as the engine loaded it")
+		case r.Kind == rules.ByNCCLRuntime:
+			// A log of no engine (nccl-tests, a training script) prints
+			// the NCCL its own process loaded, as telling for an NCCL bug.
+			note := "as the engine loaded it"
+			if !engineLog[r.Group] {
+				note = "as the log's process loaded it"
+			}
+			add("nccl-runtime", r.Value, r.Src, note)
 		}
 	}
 	for _, r := range rules.ReadingsOf(soft, rules.BySnapshot) {
