@@ -135,22 +135,28 @@ func software(idx *rules.Index) []Item {
 	soft := idx.Software()
 	engineLog := map[int]bool{}
 	for _, r := range rules.ReadingsOf(soft, rules.ByBanner) {
-		engineLog[r.Group] = true
+		if r.Key != "" {
+			engineLog[r.Group] = true
+		}
 	}
 	for _, r := range soft {
 		switch {
+		case r.Kind == rules.ByBanner && r.Key == "":
+			// A version of no engine the log names: no row to put it in.
 		case r.Kind == rules.ByBanner && r.Value != "":
 			add(r.Key, r.Value, r.Src, "")
 		case r.Kind == rules.ByBanner:
 			add(r.Key, "unknown", r.Src, "the log does not print its version")
-		case r.Kind == rules.ByNCCLRuntime:
-			// A log of no engine (nccl-tests, a training script) prints
-			// the NCCL its own process loaded, as telling for an NCCL bug.
-			note := "as the engine loaded it"
-			if !engineLog[r.Group] {
-				note = "as the log's process loaded it"
-			}
-			add("nccl-runtime", r.Value, r.Src, note)
+		case r.Kind == rules.ByNCCLRuntime && engineLog[r.Group]:
+			add("nccl-runtime", r.Value, r.Src, "as the engine loaded it")
+		}
+	}
+	// A log of no engine (nccl-tests, a training script) prints the NCCL
+	// its own process loaded, as telling for an NCCL bug; after the
+	// engines', which speak for the server.
+	for _, r := range rules.ReadingsOf(soft, rules.ByNCCLRuntime) {
+		if !engineLog[r.Group] {
+			add("nccl-runtime", r.Value, r.Src, "as the log's process loaded it")
 		}
 	}
 	for _, r := range rules.ReadingsOf(soft, rules.BySnapshot) {
@@ -161,9 +167,13 @@ func software(idx *rules.Index) []Item {
 		add(r.Key, r.Value, r.Src, note)
 	}
 	envs := rules.ReadingsOf(soft, rules.ByEnvReport)
-	inReport := map[[2]any]bool{}
+	type reportKey struct {
+		group int
+		key   string
+	}
+	inReport := map[reportKey]bool{}
 	for _, r := range envs {
-		inReport[[2]any{r.Group, r.Key}] = true
+		inReport[reportKey{r.Group, r.Key}] = true
 	}
 	for _, r := range envs {
 		if name, ok := envReportKeys[r.Key]; ok {
@@ -171,7 +181,7 @@ func software(idx *rules.Index) []Item {
 			continue
 		}
 		if pkg, ok := strings.CutPrefix(r.Key, "pip:"); ok && relevantPip.MatchString(pkg) {
-			if inReport[[2]any{r.Group, strings.ReplaceAll(pkg, "-", "_")}] {
+			if inReport[reportKey{r.Group, strings.ReplaceAll(pkg, "-", "_")}] {
 				continue // the report's own line for it is shown
 			}
 			add(pkg, r.Value, r.Src, "pip")

@@ -13,6 +13,11 @@ func TestEnvironmentSoftware(t *testing.T) {
 	src := func(file string, line int) facts.Source { return facts.Source{File: file, Line: line} }
 	f := &facts.Facts{
 		Logs: []*facts.Log{
+			// A worker's stderr before the engine's log, with the same
+			// NCCL: the engine's line speaks for the server.
+			{Path: "a-worker-stderr.log", Events: []*facts.LogEvent{
+				{Type: facts.EventNCCLVersion, Src: src("a-worker-stderr.log", 2), Data: &facts.NCCL{Version: "2.21.5+cuda12.4"}},
+			}},
 			{
 				Path: "server.log", Engine: facts.EngineVLLM, Version: "0.8.5.post1", LastSrc: src("server.log", 188),
 				Events: []*facts.LogEvent{

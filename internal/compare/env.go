@@ -118,7 +118,9 @@ func runVersions(r Run) map[string]version {
 	for _, rd := range soft {
 		switch rd.Kind {
 		case rules.ByBanner:
-			set(rd.Key, rd.Value, rd.Src)
+			if rd.Key != "" { // a version of no engine it could name
+				set(rd.Key, rd.Value, rd.Src)
+			}
 		case rules.ByNCCLRuntime:
 			set("nccl", rd.Value, rd.Src)
 		}

@@ -615,7 +615,7 @@ func (p *parser) weightsDownload(ps *procState, lvl facts.Level, b []byte) (*fac
 
 func (p *parser) jitDuringInference(ps *procState, lvl facts.Level, b []byte) (*facts.LogEvent, bool, bool) {
 	f := &facts.JIT{What: "triton-inference"}
-	if b[0] == 'C' {
+	if has(b, "CuTeDSL") {
 		f.What = "cutedsl-inference"
 	}
 	if k := bytes.Index(b, []byte("inference: ")); k >= 0 {

@@ -31,8 +31,9 @@ type pattern struct {
 	caps []capture
 
 	// code reads the line instead; its ok false leaves the line untaken.
-	// next is set where the old check was an if, not a case of the
-	// switch: when code declines, the patterns after it are tried.
+	// next lets the rows after a reader try a line it declines: its
+	// prefix is shared by lines other rows read ("Engine " is a stat line
+	// or, further down, "Engine core proc ... died unexpectedly").
 	code reader
 	next bool
 }
@@ -177,7 +178,7 @@ func (r *row) matches(h uint64, b []byte) bool {
 // rows its first two bytes allow: the rows of one first byte are as many as
 // a switch's cases, and most lines that reach table match none.
 type byteRows struct {
-	by2   [256]uint8
+	by2   [256]uint16
 	lists [][]row
 }
 
@@ -188,14 +189,20 @@ func (t *byteRows) candidates(b []byte) []row {
 	return t.lists[t.by2[b[1]]]
 }
 
-// rowTable holds each first byte's rows; patternErrs what compiling the
-// patterns found wrong (a test fails on it).
-var (
-	rowTable    [256]*byteRows
-	patternErrs []string
-)
+// rowTable holds each first byte's rows.
+var rowTable [256]*byteRows
 
-func init() { rowTable, patternErrs = compilePatterns(patterns) }
+// init compiles the table once. A wrong row (a field its payload does not
+// have, a prefix under another first byte) is a mistake in this file, not
+// in any input: it stops the program at start, as a bad regexp.MustCompile
+// does, rather than leave a capture that never fills.
+func init() {
+	var errs []string
+	rowTable, errs = compilePatterns(patterns)
+	if len(errs) > 0 {
+		panic("serverlog: the line table does not compile: " + strings.Join(errs, "; "))
+	}
+}
 
 // compilePatterns lays the patterns out by first and second byte, and
 // resolves their captures' field names.
@@ -274,13 +281,13 @@ func bySecond(rs []row) *byteRows {
 	t := &byteRows{lists: [][]row{nil}}
 	for _, r := range rs {
 		if len(r.pre) >= 2 && t.by2[r.pre[1]] == 0 {
-			t.by2[r.pre[1]] = uint8(len(t.lists))
+			t.by2[r.pre[1]] = uint16(len(t.lists))
 			t.lists = append(t.lists, nil)
 		}
 	}
 	for _, r := range rs {
 		for k := range t.lists {
-			if len(r.pre) < 2 || (k > 0 && t.by2[r.pre[1]] == uint8(k)) {
+			if len(r.pre) < 2 || (k > 0 && t.by2[r.pre[1]] == uint16(k)) {
 				t.lists[k] = append(t.lists[k], r)
 			}
 		}
@@ -326,8 +333,9 @@ func (p *parser) rows(ps *procState, lvl facts.Level, b []byte) (ev *facts.LogEv
 			}
 			continue
 		}
-		// The line is this pattern's: as a case of the old switch, it
-		// ends the search whether or not its captures find their values.
+		// The line is this pattern's: no later row reads it, whether or not
+		// its captures find their values (a needed one that does not
+		// leaves it to the readers after the table).
 		ev, ok := p.fire(pat, r.pre, ps, lvl, b)
 		return ev, false, ok
 	}

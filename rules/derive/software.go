@@ -21,8 +21,9 @@ const (
 	// ByEnvReport is a line of collect_env, check_env or a package list;
 	// Key is the report's key ("torch", "cuda_runtime", "pip:flashinfer").
 	ByEnvReport ReadingKind = iota
-	// ByBanner is an engine's log: Key is the engine, Value its version or
-	// "" when the log does not print it.
+	// ByBanner is a log that names its engine or prints a version: Key is
+	// the engine ("" when the log does not say which), Value its version
+	// ("" when the log does not print it).
 	ByBanner
 	// ByNCCLRuntime is the version line of the NCCL the engine loaded
 	// (one per log, the first).
@@ -53,9 +54,9 @@ type Reading struct {
 }
 
 // Software is every version reading of the bundle, computed once, in the
-// order: engine banners and NCCL lines log by log, nvidia-smi, env reports
-// (keys sorted), system descriptions, image tags. Callers must not modify
-// it.
+// order: engine banners and NCCL lines log by log, nvidia-smi, system
+// descriptions, env reports (keys sorted), image tags. Callers must not
+// modify it.
 func (idx *Index) Software() []Reading { return idx.software }
 
 // Platform is what the bundle says of the machine (os, kernel, arch, cpu,
@@ -66,7 +67,7 @@ func readSoftware(f *facts.Facts) (soft, platform []Reading) {
 	group := 0
 	for _, l := range f.Logs {
 		group++
-		if l.Engine != facts.EngineUnknown {
+		if l.Engine != facts.EngineUnknown || l.Version != "" {
 			soft = append(soft, Reading{Kind: ByBanner, Key: string(l.Engine), Value: l.Version, Src: bannerSrc(l), Group: group})
 		}
 		for _, e := range l.Events {
@@ -80,18 +81,26 @@ func readSoftware(f *facts.Facts) (soft, platform []Reading) {
 			soft = append(soft, r)
 		}
 	}
+	// The first snapshot that prints each: the rest repeat it (a snapshot
+	// of another format may print only one of the two).
+	var driver, cuda *facts.GPUSnapshot
 	for _, s := range f.GPUs {
-		if s.Driver == "" && s.CUDA == "" {
-			continue
+		if driver == nil && s.Driver != "" {
+			driver = s
 		}
+		if cuda == nil && s.CUDA != "" {
+			cuda = s
+		}
+	}
+	if driver != nil {
 		group++
-		if s.Driver != "" {
-			soft = append(soft, Reading{Kind: BySnapshot, Key: "driver", Value: s.Driver, Src: s.Src, Group: group})
+		soft = append(soft, Reading{Kind: BySnapshot, Key: "driver", Value: driver.Driver, Src: driver.Src, Group: group})
+	}
+	if cuda != nil {
+		if cuda != driver {
+			group++
 		}
-		if s.CUDA != "" {
-			soft = append(soft, Reading{Kind: BySnapshot, Key: "cuda-driver", Value: s.CUDA, Src: s.Src, Group: group})
-		}
-		break // one header says it; the rest repeat it
+		soft = append(soft, Reading{Kind: BySnapshot, Key: "cuda-driver", Value: cuda.CUDA, Src: cuda.Src, Group: group})
 	}
 	for _, s := range f.System {
 		group++
@@ -139,18 +148,27 @@ func readSoftware(f *facts.Facts) (soft, platform []Reading) {
 }
 
 // bannerSrc is where a log shows its engine's version: the version line
-// that agrees with the log's version, else the process's first line, else
-// the file.
+// or engine-init line that agrees with the log's version, else the
+// process's first line, else the file.
 func bannerSrc(l *facts.Log) facts.Source {
 	src := facts.Source{File: l.Path}
 	if len(l.Procs) > 0 {
 		src = l.Procs[0].FirstSrc
 	}
 	for _, e := range l.Events {
-		if d, ok := e.Data.(*facts.Version); ok && e.Type == facts.EventVersion && d.Version != "" {
-			if l.Version == "" || d.Version == l.Version {
-				return e.Src
+		v := ""
+		switch d := e.Data.(type) {
+		case *facts.Version:
+			if e.Type == facts.EventVersion {
+				v = d.Version
 			}
+		case *facts.EngineConfig:
+			if e.Type == facts.EventEngineInit {
+				v = d.Version
+			}
+		}
+		if v != "" && (l.Version == "" || v == l.Version) {
+			return e.Src
 		}
 	}
 	return src

@@ -1,6 +1,7 @@
 package derive_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -80,6 +81,37 @@ func TestSoftwareReadings(t *testing.T) {
 	assert.Equal(t, src("server.log", 3), v["vllm"].Src)
 	assert.Equal(t, "2.21.5", v["nccl"].Version.Text)
 	assert.Equal(t, "NCCL banner", v["nccl"].From)
+}
+
+func TestSoftwareReadingSources(t *testing.T) {
+	src := func(file string, line int) facts.Source { return facts.Source{File: file, Line: line} }
+	f := &facts.Facts{
+		Logs: []*facts.Log{
+			// vLLM before its API-server banner: the version is on the
+			// engine-init line, the log's first line says nothing of it.
+			{Path: "offline.log", Engine: facts.EngineVLLM, Version: "0.6.3", LastSrc: src("offline.log", 6),
+				Procs:  []*facts.ProcLog{{FirstSrc: src("offline.log", 1)}},
+				Events: []*facts.LogEvent{{Type: facts.EventEngineInit, Src: src("offline.log", 2), Data: &facts.EngineConfig{Version: "0.6.3"}}}},
+			// A version and no engine the parser could name.
+			{Path: "run.log", Version: "0.5.1"},
+		},
+		GPUs: []*facts.GPUSnapshot{{Src: src("smi-1.txt", 1), CUDA: "12.4"}, {Src: src("smi-2.txt", 1), Driver: "550.54.15"}},
+	}
+	idx := derive.Derive(f, []*derive.Signature{})
+	var got []string
+	for _, r := range idx.Software() {
+		got = append(got, fmt.Sprintf("%d %s=%s %s", r.Kind, r.Key, r.Value, r.Src))
+	}
+	assert.Equal(t, []string{
+		fmt.Sprintf("%d vllm=0.6.3 offline.log:2", derive.ByBanner),
+		fmt.Sprintf("%d =0.5.1 run.log", derive.ByBanner),
+		// Each from the first capture that prints it.
+		fmt.Sprintf("%d driver=550.54.15 smi-2.txt:1", derive.BySnapshot),
+		fmt.Sprintf("%d cuda-driver=12.4 smi-1.txt:1", derive.BySnapshot),
+	}, got)
+	_, named := idx.Versions()[""]
+	assert.False(t, named, "the catalog's versions are of packages it can name")
+	assert.Equal(t, src("offline.log", 2), idx.Versions()["vllm"].Src)
 }
 
 func TestReadingGroups(t *testing.T) {

@@ -336,7 +336,7 @@ func versionsOf(soft []Reading) map[string]Running {
 		}
 	}
 	for _, r := range ReadingsOf(soft, ByBanner) {
-		if r.Value != "" {
+		if r.Key != "" && r.Value != "" {
 			set(r.Key, r, "log banner")
 		}
 	}
