@@ -308,7 +308,7 @@ type GPUInfo struct {
 // it. Callers must not modify it.
 func (idx *Index) Inventory() []GPUInfo { return idx.gpus }
 
-// Versions is what VersionsOf finds in the bundle, computed once; the
+// Versions is what versionsOf picks from the software readings, once; the
 // signature and driver rules read it. Callers must not modify it.
 func (idx *Index) Versions() map[string]Running { return idx.versions }
 

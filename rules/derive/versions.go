@@ -301,15 +301,10 @@ var imageTags = []struct {
 // 2.21.5+cuda12.4") and torch repeats in its NCCL errors.
 var ncclBannerRE = regexp.MustCompile(`NCCL version (\d+\.\d+\.\d+)`)
 
-// VersionsOf returns the versions of the catalog's packages that the
+// versionsOf returns the versions of the catalog's packages that the
 // bundle shows, the strongest evidence first: an environment report or a
 // package list, then the engine's banner, then NCCL's own banner, then the
 // container image's tag.
-func VersionsOf(f *facts.Facts) map[string]Running {
-	soft, _ := readSoftware(f)
-	return versionsOf(soft)
-}
-
 func versionsOf(soft []Reading) map[string]Running {
 	out := map[string]Running{}
 	set := func(pkg string, r Reading, from string) {

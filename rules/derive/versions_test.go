@@ -63,12 +63,12 @@ func TestVersionsOfTheBundle(t *testing.T) {
 		Logs: []*facts.Log{{Engine: facts.EngineSGLang, Version: "0.5.6.post1"}},
 		Cmds: []*facts.Cmdline{{Container: map[string]string{"image": "vllm/vllm-openai:v0.8.5"}}},
 	}
-	got := derive.VersionsOf(f)
+	got := derive.Derive(f, []*derive.Signature{}).Versions()
 	for pkg, want := range map[string]string{"nccl": "2.21.5", "flashinfer": "0.6.17", "sglang": "0.5.6.post1", "vllm": "0.8.5"} {
 		assert.Equal(t, want, got[pkg].Version.Text, pkg)
 	}
 	assert.Equal(t, "log banner", got["sglang"].From)
 	// NCCL's own banner, when no package list says.
 	f = &facts.Facts{Logs: []*facts.Log{{Unmatched: []*facts.LogEvent{{Msg: "NCCL INFO NCCL version 2.26.2+cuda12.8"}}}}}
-	assert.Equal(t, "2.26.2", derive.VersionsOf(f)["nccl"].Version.Text)
+	assert.Equal(t, "2.26.2", derive.Derive(f, []*derive.Signature{}).Versions()["nccl"].Version.Text)
 }
