@@ -172,8 +172,15 @@ func software(idx *rules.Index) []Item {
 		key   string
 	}
 	inReport := map[reportKey]bool{}
+	// shown are the lines a report key is read from: a package list line
+	// a report key was read from (collect_env's pip section gives its
+	// "nccl") is that row already.
+	shown := map[facts.Source]string{}
 	for _, r := range envs {
 		inReport[reportKey{r.Group, r.Key}] = true
+		if _, ok := envReportKeys[r.Key]; ok && r.Src.Line > 0 {
+			shown[r.Src] = r.Value
+		}
 	}
 	for _, r := range envs {
 		if name, ok := envReportKeys[r.Key]; ok {
@@ -183,6 +190,9 @@ func software(idx *rules.Index) []Item {
 		if pkg, ok := strings.CutPrefix(r.Key, "pip:"); ok && relevantPip.MatchString(pkg) {
 			if inReport[reportKey{r.Group, strings.ReplaceAll(pkg, "-", "_")}] {
 				continue // the report's own line for it is shown
+			}
+			if v, ok := shown[r.Src]; ok && v == r.Value {
+				continue
 			}
 			add(pkg, r.Value, r.Src, "pip")
 		}

@@ -34,8 +34,11 @@ func TestEnvironmentSoftware(t *testing.T) {
 		GPUs: []*facts.GPUSnapshot{{Src: src("nvidia-smi.txt", 0), Driver: "570.86.15", CUDA: "12.8"}},
 		Envs: []*facts.EnvReport{{
 			Src: src("collect_env.txt", 0), Format: facts.KindCollectEnv,
-			Versions: map[string]string{"torch": "2.6.0+cu124", "sgl_kernel": "0.1.0", "pip:sgl-kernel": "0.1.0", "pip:flashinfer-python": "0.2.5", "pip:numpy": "2.1", "os": "Ubuntu 22.04"},
-			Where:    map[string]facts.Source{"torch": src("collect_env.txt", 2)},
+			Versions: map[string]string{"torch": "2.6.0+cu124", "sgl_kernel": "0.1.0", "pip:sgl-kernel": "0.1.0", "pip:flashinfer-python": "0.2.5", "pip:numpy": "2.1",
+				"nccl": "2.21.5", "pip:nvidia-nccl-cu12": "2.21.5", "os": "Ubuntu 22.04"},
+			// collect_env reads its NCCL from the pip section's line.
+			Where: map[string]facts.Source{"torch": src("collect_env.txt", 2),
+				"nccl": src("collect_env.txt", 54), "pip:nvidia-nccl-cu12": src("collect_env.txt", 54)},
 		}},
 		System: []*facts.SystemInfo{{Src: src("uname.txt", 1), Kernel: "6.8.0", Hostname: "gpu-7"}},
 	}
@@ -48,6 +51,8 @@ func TestEnvironmentSoftware(t *testing.T) {
 		{Name: "driver", Value: "570.86.15", Source: Location{File: "nvidia-smi.txt"}},
 		{Name: "cuda-driver", Value: "12.8", Source: Location{File: "nvidia-smi.txt"}, Note: "the newest CUDA the driver supports"},
 		{Name: "torch", Value: "2.6.0+cu124", Source: Location{File: "collect_env.txt", Line: 2}},
+		// One line, one row: the pip line the report's nccl was read from.
+		{Name: "nccl", Value: "2.21.5", Source: Location{File: "collect_env.txt", Line: 54}},
 		{Name: "nccl-runtime", Value: "2.21.5+cuda12.4", Source: Location{File: "server.log", Line: 40}, Note: "as the engine loaded it"},
 		{Name: "nccl-runtime", Value: "2.4.8+cuda10.0", Source: Location{File: "nccl-tests.log", Line: 13}, Note: "as the log's process loaded it"},
 		// A pip line of a package the report names itself (sgl-kernel) is
