@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"unsafe"
 
@@ -205,14 +206,17 @@ func init() {
 }
 
 // compilePatterns lays the patterns out by first and second byte, and
-// resolves their captures' field names.
+// resolves their captures' field names in copies: the lists it is given
+// stay as written.
 func compilePatterns(lists []patternList) (t [256]*byteRows, errs []string) {
 	numType, strType := reflect.TypeFor[facts.Num](), reflect.TypeFor[string]()
 	var flat [256][]row
 	for li := range lists {
 		pl := &lists[li]
 		for pi := range pl.pats {
-			pat := &pl.pats[pi]
+			compiled := pl.pats[pi]
+			compiled.caps = slices.Clone(compiled.caps)
+			pat := &compiled
 			name := fmt.Sprintf("%q pattern %q", pl.first, pat.pre)
 			if len(pat.pre) == 0 {
 				errs = append(errs, name+": no prefix")
