@@ -92,7 +92,7 @@ var (
 	Categories     = derive.Categories
 	Derive         = derive.Derive
 	Ev             = derive.Ev
-	Groups         = derive.Groups
+	EnvReports     = derive.EnvReports
 	EvProc         = derive.EvProc
 	LastActivity   = derive.LastActivity
 	LevelMisses    = derive.LevelMisses

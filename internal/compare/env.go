@@ -125,11 +125,7 @@ func runVersions(r Run) map[string]version {
 			set("nccl", rd.Value, rd.Src)
 		}
 	}
-	for _, report := range rules.Groups(rules.ReadingsOf(soft, rules.ByEnvReport)) {
-		byKey := map[string]rules.Reading{}
-		for _, rd := range report {
-			byKey[rd.Key] = rd
-		}
+	for _, byKey := range rules.EnvReports(soft) {
 		for _, c := range components {
 			for _, k := range c.keys {
 				if rd := byKey[k]; rd.Value != "" {

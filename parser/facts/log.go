@@ -223,6 +223,19 @@ func (e *LogEvent) Num(name string) (float64, bool) {
 // Str returns a field by name as text ("" when absent).
 func (e *LogEvent) Str(name string) string { return ValueText(Fields(e.Data)[name]) }
 
+// EngineVersion is the engine version a version line or an engine-init
+// line printed ("vLLM API server version 0.8.5", "Initializing an LLM
+// engine (v0.6.3)"), "" for any other line.
+func (e *LogEvent) EngineVersion() string {
+	switch d := e.Data.(type) {
+	case *Version:
+		return d.Version
+	case *EngineConfig:
+		return d.Version
+	}
+	return ""
+}
+
 // Bool returns a field by name if it is a flag.
 func (e *LogEvent) Bool(name string) (bool, bool) {
 	v, ok := Fields(e.Data)[name].(bool)

@@ -684,10 +684,8 @@ func (p *parser) finish() {
 	p.log.DroppedEvents = dropped
 	p.log.Engine = p.engine()
 	for _, e := range p.log.Events {
-		if e.Type == facts.EventVersion || e.Type == facts.EventEngineInit {
-			if v := eventVersion(e); v != "" && p.log.Version == "" {
-				p.log.Version = v
-			}
+		if v := e.EngineVersion(); v != "" && p.log.Version == "" {
+			p.log.Version = v
 		}
 	}
 	if p.clk.needsFix() {
@@ -780,15 +778,4 @@ func (e *eventBuf) all() ([]*facts.LogEvent, int) {
 	out = append(out, e.ring[e.next:]...)
 	out = append(out, e.ring[:e.next]...)
 	return out, e.dropped
-}
-
-// eventVersion is the engine version a version or engine-init line printed.
-func eventVersion(e *facts.LogEvent) string {
-	switch d := e.Data.(type) {
-	case *facts.Version:
-		return d.Version
-	case *facts.EngineConfig:
-		return d.Version
-	}
-	return ""
 }

@@ -156,18 +156,7 @@ func bannerSrc(l *facts.Log) facts.Source {
 		src = l.Procs[0].FirstSrc
 	}
 	for _, e := range l.Events {
-		v := ""
-		switch d := e.Data.(type) {
-		case *facts.Version:
-			if e.Type == facts.EventVersion {
-				v = d.Version
-			}
-		case *facts.EngineConfig:
-			if e.Type == facts.EventEngineInit {
-				v = d.Version
-			}
-		}
-		if v != "" && (l.Version == "" || v == l.Version) {
+		if v := e.EngineVersion(); v != "" && (l.Version == "" || v == l.Version) {
 			return e.Src
 		}
 	}
@@ -197,17 +186,19 @@ func ReadingsOf(rs []Reading, kind ReadingKind) []Reading {
 	return out
 }
 
-// Groups splits readings of one kind into runs of one source each (one env
-// report's keys), in order.
-func Groups(rs []Reading) [][]Reading {
-	var out [][]Reading
-	for i := 0; i < len(rs); {
-		j := i + 1
-		for j < len(rs) && rs[j].Group == rs[i].Group {
-			j++
+// EnvReports are the env-report readings, one map by key per report, in
+// report order: each reader picks a component's first key a report has.
+func EnvReports(rs []Reading) []map[string]Reading {
+	var out []map[string]Reading
+	group := -1
+	for _, r := range rs {
+		if r.Kind != ByEnvReport {
+			continue
 		}
-		out = append(out, rs[i:j])
-		i = j
+		if r.Group != group {
+			out, group = append(out, map[string]Reading{}), r.Group
+		}
+		out[len(out)-1][r.Key] = r
 	}
 	return out
 }

@@ -114,11 +114,15 @@ func TestSoftwareReadingSources(t *testing.T) {
 	assert.Equal(t, src("offline.log", 2), idx.Versions()["vllm"].Src)
 }
 
-func TestReadingGroups(t *testing.T) {
-	rs := []derive.Reading{{Key: "a", Group: 1}, {Key: "b", Group: 1}, {Key: "c", Group: 3}}
-	g := derive.Groups(rs)
-	require.Len(t, g, 2)
-	assert.Len(t, g[0], 2)
-	assert.Equal(t, "c", g[1][0].Key)
-	assert.Empty(t, derive.Groups(nil))
+func TestEnvReports(t *testing.T) {
+	rs := []derive.Reading{
+		{Kind: derive.ByEnvReport, Key: "a", Group: 1}, {Kind: derive.ByEnvReport, Key: "b", Group: 1},
+		{Kind: derive.BySystem, Key: "driver", Group: 2},
+		{Kind: derive.ByEnvReport, Key: "c", Group: 3},
+	}
+	got := derive.EnvReports(rs)
+	require.Len(t, got, 2)
+	assert.Len(t, got[0], 2)
+	assert.Equal(t, "c", got[1]["c"].Key)
+	assert.Empty(t, derive.EnvReports(nil))
 }

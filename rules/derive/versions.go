@@ -316,11 +316,7 @@ func versionsOf(soft []Reading) map[string]Running {
 		}
 	}
 	pkgs := slices.Sorted(maps.Keys(versionKeys))
-	for _, report := range Groups(ReadingsOf(soft, ByEnvReport)) {
-		byKey := map[string]Reading{}
-		for _, r := range report {
-			byKey[r.Key] = r
-		}
+	for _, byKey := range EnvReports(soft) {
 		for _, p := range pkgs {
 			for _, k := range versionKeys[p] {
 				if r, ok := byKey[k]; ok {
